@@ -1,0 +1,69 @@
+import { ConfigError, loadConfig } from './config'
+import { openDatabase } from './db/open'
+import { runKeysCommand, UsageError, type Io } from './keys/cli'
+import { SqliteKeyStore } from './keys/store'
+import { startService, type RunningService } from './server'
+
+/** Exit status for bad arguments or a bad environment variable. */
+export const EXIT_USAGE = 2
+
+/** What `--help` and every usage error print. */
+export const USAGE = `Usage:
+  animal-store serve [--db PATH]
+  animal-store keys create --plan free|pro|business|enterprise [--name TEXT] [--rpm N --rpd N] [--json] [--db PATH]
+  animal-store keys list [--json] [--db PATH]
+  animal-store keys revoke ID [--json] [--db PATH]
+  animal-store keys set-plan ID --plan PLAN [--rpm N --rpd N] [--json] [--db PATH]
+
+--rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
+Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sqlite), PUBLIC_URL,
+TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full).`
+
+/** The process's standard streams as an `Io`. */
+export const processIo: Io = {
+  out: (line) => process.stdout.write(line + '\n'),
+  err: (line) => process.stderr.write(line + '\n'),
+}
+
+/**
+ * Runs one command line. Resolves to the exit status, or to the running
+ * service for `serve`, which keeps the process alive.
+ */
+export async function runCli(argv: string[], env: Record<string, string | undefined>, io: Io = processIo): Promise<number | RunningService> {
+  try {
+    const [command, ...rest] = argv
+    switch (command) {
+      case 'serve':
+        return await startService({ ...loadConfig(env), ...serveOptions(rest) }, io)
+      case 'keys': {
+        const config = loadConfig(env)
+        return await runKeysCommand(rest, (db) => new SqliteKeyStore(openDatabase(db ?? config.databasePath, config.synchronous)), io)
+      }
+      case 'help':
+      case '--help':
+      case '-h':
+        io.out(USAGE)
+        return 0
+      default:
+        throw new UsageError(command === undefined ? 'Missing command' : `Unknown command "${command}"`)
+    }
+  } catch (error) {
+    if (error instanceof UsageError) {
+      io.err(`${error.message}\n\n${USAGE}`)
+      return EXIT_USAGE
+    }
+    if (error instanceof ConfigError) {
+      io.err(`Configuration error: ${error.message}`)
+      return EXIT_USAGE
+    }
+    throw error
+  }
+}
+
+function serveOptions(args: string[]): { databasePath?: string } {
+  if (args.length === 0) return {}
+  if (args.length === 2 && args[0] === '--db' && args[1]) return { databasePath: args[1] }
+  const [first] = args
+  if (first?.startsWith('--db=') && args.length === 1 && first.length > 5) return { databasePath: first.slice(5) }
+  throw new UsageError(`serve takes only --db PATH, got "${args.join(' ')}"`)
+}

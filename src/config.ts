@@ -1,0 +1,83 @@
+import type { Synchronous } from './db/open'
+
+/** How much the service says on stderr. */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
+
+/** Everything the service reads from its environment, validated. */
+export interface Config {
+  port: number
+  host: string
+  databasePath: string
+  /** The public base URL without `/v1`, or undefined to derive it from each request. */
+  publicUrl: string | undefined
+  /** Whether the first `X-Forwarded-For` hop is the client address. */
+  trustProxy: boolean
+  logLevel: LogLevel
+  synchronous: Synchronous
+}
+
+/** A bad environment variable; `variable` names it. */
+export class ConfigError extends Error {
+  constructor(
+    readonly variable: string,
+    message: string,
+  ) {
+    super(`${variable}: ${message}`)
+    this.name = 'ConfigError'
+  }
+}
+
+/** Reads and validates the configuration; pure, so tests pass any environment. */
+export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<Config> {
+  return Object.freeze({
+    port: port(env.PORT),
+    host: nonEmpty('HOST', env.HOST, '0.0.0.0'),
+    databasePath: nonEmpty('DATABASE_PATH', env.DATABASE_PATH, './data/animal-store.sqlite'),
+    publicUrl: publicUrl(env.PUBLIC_URL),
+    trustProxy: flag('TRUST_PROXY', env.TRUST_PROXY),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    synchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toLowerCase(), ['normal', 'full'] as const, 'normal'),
+  })
+}
+
+function port(value: string | undefined): number {
+  if (value === undefined || value === '') return 3000
+  const number = /^\d{1,5}$/.test(value) ? Number(value) : NaN
+  if (!(number >= 0 && number <= 65535)) throw new ConfigError('PORT', `must be an integer from 0 to 65535, got "${value}"`)
+  return number
+}
+
+function nonEmpty(variable: string, value: string | undefined, fallback: string): string {
+  if (value === undefined) return fallback
+  if (value.trim() === '') throw new ConfigError(variable, 'must not be empty')
+  return value
+}
+
+function publicUrl(value: string | undefined): string | undefined {
+  if (value === undefined || value === '') return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL, got "${value}"`)
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', 'must use http or https')
+  if (url.search || url.hash) throw new ConfigError('PUBLIC_URL', 'must not have a query or fragment')
+  // The base is the origin plus any proxy prefix; a trailing "/v1" is the API's own and is dropped.
+  return (url.origin + url.pathname).replace(/\/+$/, '').replace(/\/v1$/, '')
+}
+
+function flag(variable: string, value: string | undefined): boolean {
+  if (value === undefined || value === '') return false
+  const normal = value.toLowerCase()
+  if (['1', 'true', 'on', 'yes'].includes(normal)) return true
+  if (['0', 'false', 'off', 'no'].includes(normal)) return false
+  throw new ConfigError(variable, `must be on or off (true/false, 1/0, yes/no), got "${value}"`)
+}
+
+function oneOf<T extends string>(variable: string, value: string | undefined, allowed: readonly T[], fallback: T): T {
+  if (value === undefined || value === '') return fallback
+  if ((allowed as readonly string[]).includes(value)) return value as T
+  throw new ConfigError(variable, `must be one of ${allowed.join(', ')}, got "${value}"`)
+}

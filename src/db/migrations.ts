@@ -1,0 +1,39 @@
+/** One schema change; `version` numbers are consecutive from 1 and never reused. */
+export interface Migration {
+  version: number
+  name: string
+  sql: string
+}
+
+/** Every schema change, in order. Append; never edit a migration that has shipped. */
+export const migrations: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'pets',
+    sql: `
+      CREATE TABLE pets (
+        id          INTEGER PRIMARY KEY,
+        name        TEXT    NOT NULL,
+        category_id INTEGER NOT NULL CHECK (category_id BETWEEN 1 AND 9007199254740991),
+        status      TEXT    NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      ) STRICT;
+      CREATE INDEX pets_status_id ON pets (status, id);
+    `,
+  },
+  {
+    version: 2,
+    name: 'api keys',
+    sql: `
+      CREATE TABLE api_keys (
+        id         INTEGER PRIMARY KEY,
+        hash       TEXT    NOT NULL UNIQUE,
+        name       TEXT    NOT NULL,
+        plan       TEXT    NOT NULL CHECK (plan IN ('free', 'pro', 'business', 'enterprise')),
+        rpm        INTEGER NOT NULL CHECK (rpm > 0),
+        rpd        INTEGER NOT NULL CHECK (rpd > 0),
+        created_at TEXT    NOT NULL,
+        revoked_at TEXT
+      ) STRICT;
+    `,
+  },
+]

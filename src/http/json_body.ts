@@ -1,0 +1,82 @@
+import { HttpError } from '../errors'
+
+/** The largest request body accepted, in bytes (16 KiB). */
+export const MAX_BODY_BYTES = 16 * 1024
+
+const utf8 = new TextDecoder('utf-8', { fatal: true })
+
+/**
+ * Elysia `parse` hook for routes that take a JSON object: refuses bodies over
+ * 16 KiB (413), of another media type (415), and empty, malformed, non-UTF-8
+ * or non-object bodies or a "__proto__" key anywhere (400). Numbers that JSON
+ * would round come back as their text, so an integer field refuses them
+ * instead of storing a neighbour.
+ */
+export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
+  const declared = request.headers.get('content-length')
+  if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
+  const bytes = await request.arrayBuffer()
+  if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
+  if (bytes.byteLength === 0) throw new HttpError(400, 'invalid_request', 'Request body is required: a JSON object')
+  if (!isJsonMediaType(request.headers.get('content-type'))) {
+    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json')
+  }
+  let value: unknown
+  try {
+    value = JSON.parse(utf8.decode(bytes), keepNumbersExact)
+  } catch (error) {
+    if (error instanceof HttpError) throw error
+    throw new HttpError(400, 'invalid_request', 'Request body is not valid JSON')
+  }
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new HttpError(400, 'invalid_request', 'Request body must be a JSON object')
+  }
+  return value as Record<string, unknown>
+}
+
+function tooLarge(): HttpError {
+  return new HttpError(413, 'payload_too_large', `Request body must not exceed ${MAX_BODY_BYTES} bytes`)
+}
+
+/** `application/json`, in any case, with or without parameters such as a charset. */
+export function isJsonMediaType(contentType: string | null): boolean {
+  if (contentType === null) return false
+  const end = contentType.indexOf(';')
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === 'application/json'
+}
+
+function keepNumbersExact(key: string, value: unknown, context?: { source?: string }): unknown {
+  // An own "__proto__" turns into a prototype as soon as anything copies the object.
+  if (key === '__proto__') throw new HttpError(400, 'invalid_request', '"__proto__" is not an accepted property')
+  if (typeof value === 'number' && context?.source !== undefined && !isExactLiteral(context.source, value)) {
+    return context.source
+  }
+  return value
+}
+
+const INTEGER_LITERAL = /^-?\d+$/
+const NUMBER_LITERAL = /^(-?)(\d+)(?:\.(\d+))?(?:[eE]([+-]?\d+))?$/
+
+/**
+ * Whether the JSON number literal `source` denotes exactly `value`, as far as
+ * integers go: `9007199254740993` (read as ...992) or `1.0000000000000001`
+ * (read as 1) are not exact; `1.0` and `1e3` are.
+ */
+export function isExactLiteral(source: string, value: number): boolean {
+  if (!Number.isInteger(value)) return true
+  if (INTEGER_LITERAL.test(source)) {
+    return Number.isSafeInteger(value) && source.length < 17 ? true : BigInt(source) === BigInt(value)
+  }
+  const parts = NUMBER_LITERAL.exec(source)
+  if (!parts) return false
+  const [, sign = '', whole = '', fraction = '', exponent = '0'] = parts
+  let digits = (whole + fraction).replace(/^0+/, '')
+  if (digits === '') return value === 0
+  let power = Number(exponent) - fraction.length
+  while (power < 0 && digits.endsWith('0')) {
+    digits = digits.slice(0, -1)
+    power++
+  }
+  if (power < 0) return false
+  return BigInt(sign + digits) * 10n ** BigInt(power) === BigInt(value)
+}

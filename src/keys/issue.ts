@@ -1,0 +1,14 @@
+import { generateApiKey, hashApiKey } from './api_key'
+import type { ApiKey, KeyStore, NewApiKey } from './store'
+
+/** A key just made: its record, and the secret, which exists only here and is never stored. */
+export interface IssuedKey {
+  key: ApiKey
+  secret: string
+}
+
+/** Makes a new secret and stores its hash with the key's plan and limits. */
+export async function issueKey(store: KeyStore, key: NewApiKey): Promise<IssuedKey> {
+  const secret = generateApiKey()
+  return { key: await store.create(hashApiKey(secret), key), secret }
+}

@@ -1,0 +1,126 @@
+import type { Database, Statement } from 'bun:sqlite'
+import type { Awaitable } from '../awaitable'
+import type { Limits, Plan } from './plans'
+
+/** An API key as stored: never the secret, only what describes and limits it. */
+export interface ApiKey extends Limits {
+  id: number
+  name: string
+  plan: Plan
+  createdAt: string
+  revokedAt: string | null
+}
+
+/** What a new key is made of; the store receives its hash, never the secret. */
+export interface NewApiKey extends Limits {
+  name: string
+  plan: Plan
+}
+
+/** Where keys live. SQLite is the default; another database implements the same calls. */
+export interface KeyStore {
+  /**
+   * The active key with this hash. Answered from memory on the request path;
+   * a change made by any process is seen by the next call.
+   */
+  findActive(hash: string): ApiKey | undefined
+  create(hash: string, key: NewApiKey): Awaitable<ApiKey>
+  get(id: number): Awaitable<ApiKey | undefined>
+  list(): Awaitable<ApiKey[]>
+  revoke(id: number): Awaitable<ApiKey | undefined>
+  setPlan(id: number, plan: Plan, limits: Limits): Awaitable<ApiKey | undefined>
+  count(): Awaitable<number>
+}
+
+interface KeyRow extends ApiKey {
+  hash: string
+}
+
+const COLUMNS = 'id, hash, name, plan, rpm, rpd, created_at AS createdAt, revoked_at AS revokedAt'
+
+/**
+ * KeyStore on bun:sqlite. Active keys are held in a map by hash; `PRAGMA
+ * data_version` (about 0.2 µs) tells on each lookup whether another
+ * connection, such as the CLI, committed since, and only then is the map reloaded.
+ */
+export class SqliteKeyStore implements KeyStore {
+  #now: () => Date
+  #dataVersion: Statement<{ data_version: number }, []>
+  #active: Statement<KeyRow, []>
+  #all: Statement<KeyRow, []>
+  #byId: Statement<KeyRow, [number]>
+  #insert: Statement<KeyRow, [string, string, string, number, number, string]>
+  #revoke: Statement<KeyRow, [string, number]>
+  #setPlan: Statement<KeyRow, [string, number, number, number]>
+  #count: Statement<{ n: number }, []>
+  #byHash = new Map<string, ApiKey>()
+  #seenVersion = -1
+
+  constructor(db: Database, now: () => Date = () => new Date()) {
+    this.#now = now
+    this.#dataVersion = db.prepare('PRAGMA data_version')
+    this.#active = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`)
+    this.#all = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY id`)
+    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE id = ?1`)
+    this.#insert = db.prepare(
+      `INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING ${COLUMNS}`,
+    )
+    this.#revoke = db.prepare(
+      `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2 RETURNING ${COLUMNS}`,
+    )
+    this.#setPlan = db.prepare(
+      `UPDATE api_keys SET plan = ?1, rpm = ?2, rpd = ?3 WHERE id = ?4 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
+    )
+    this.#count = db.prepare('SELECT count(*) AS n FROM api_keys')
+    this.#reload()
+  }
+
+  findActive(hash: string): ApiKey | undefined {
+    const version = this.#dataVersion.get()!.data_version
+    if (version !== this.#seenVersion) this.#reload(version)
+    return this.#byHash.get(hash)
+  }
+
+  create(hash: string, key: NewApiKey): ApiKey {
+    const row = this.#insert.get(hash, key.name, key.plan, key.rpm, key.rpd, this.#now().toISOString())!
+    this.#reload()
+    return withoutHash(row)
+  }
+
+  list(): ApiKey[] {
+    return this.#all.all().map(withoutHash)
+  }
+
+  revoke(id: number): ApiKey | undefined {
+    const row = this.#revoke.get(this.#now().toISOString(), id)
+    this.#reload()
+    return row ? withoutHash(row) : undefined
+  }
+
+  setPlan(id: number, plan: Plan, limits: Limits): ApiKey | undefined {
+    const row = this.#setPlan.get(plan, limits.rpm, limits.rpd, id)
+    this.#reload()
+    return row ? withoutHash(row) : undefined
+  }
+
+  get(id: number): ApiKey | undefined {
+    const row = this.#byId.get(id)
+    return row ? withoutHash(row) : undefined
+  }
+
+  count(): number {
+    return this.#count.get()!.n
+  }
+
+  // Our own commits do not move data_version, so writes above reload explicitly.
+  #reload(version = this.#dataVersion.get()!.data_version): void {
+    const byHash = new Map<string, ApiKey>()
+    for (const row of this.#active.all()) byHash.set(row.hash, withoutHash(row))
+    this.#byHash = byHash
+    this.#seenVersion = version
+  }
+}
+
+function withoutHash({ hash: _hash, ...key }: KeyRow): ApiKey {
+  return key
+}

@@ -1,0 +1,78 @@
+import { Elysia } from 'elysia'
+import { HttpError } from '../errors'
+import { baseUrl } from '../http/base_url'
+import { integerFromText } from '../http/integer_text'
+import { parseJsonBody } from '../http/json_body'
+import { ListPetsQuery, NewPet, PetIdParams } from './schema'
+import type { PetListQuery, PetStore } from './store'
+
+/** Page size when `limit` is absent. */
+export const DEFAULT_LIMIT = 20
+
+/** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
+export const GET_PET_DEPRECATED = '@1795219200'
+/** When `GET /pets/{petId}` goes away (RFC 8594). */
+export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
+
+/** What the pet routes need. */
+export interface PetRoutesOptions {
+  pets: PetStore
+  /** Public base URL without `/v1`; when absent, derived from each request. */
+  publicUrl?: string
+}
+
+/** The three pet operations under `/v1`. */
+export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
+  return new Elysia({ name: 'pets', prefix: '/v1' })
+    .get(
+      '/pets',
+      async ({ query, request, set }) => {
+        const wanted: PetListQuery = { limit: query.limit ?? DEFAULT_LIMIT, status: query.status, after: query.after }
+        const page = await pets.list(wanted)
+        const last = page.pets.at(-1)
+        if (page.more && last) {
+          set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
+        }
+        return page.pets
+      },
+      {
+        query: ListPetsQuery,
+        transform({ query }) {
+          if (query.limit !== undefined) query.limit = integerFromText(query.limit) as number
+          if (query.after !== undefined) query.after = integerFromText(query.after) as number
+        },
+      },
+    )
+    .post(
+      '/pets',
+      async ({ body, request, set }) => {
+        const pet = await pets.create(body)
+        set.status = 201
+        set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${pet.id}`
+        return pet
+      },
+      { parse: parseJsonBody, body: NewPet },
+    )
+    .get(
+      '/pets/:petId',
+      async ({ params }) => {
+        const pet = await pets.get(params.petId)
+        if (!pet) throw new HttpError(404, 'not_found', `Pet ${params.petId} does not exist`)
+        return pet
+      },
+      {
+        params: PetIdParams,
+        // Transform runs before validation, so the 400 of a bad id carries the headers too.
+        transform({ params, request, set }) {
+          params.petId = integerFromText(params.petId) as number
+          set.headers.deprecation = GET_PET_DEPRECATED
+          set.headers.sunset = GET_PET_SUNSET
+          set.headers.link = `<${baseUrl(publicUrl, request.url)}/v1/pets>; rel="successor-version"`
+        },
+      },
+    )
+}
+
+function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {
+  return `${base}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&after=${lastId}`
+}

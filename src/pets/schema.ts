@@ -1,0 +1,73 @@
+import { Type, type Static } from '@sinclair/typebox'
+import { t } from 'elysia'
+import { NOT_BLANK } from '../http/validation_message'
+
+/** The largest integer a JSON number holds exactly (2^53 - 1). */
+export const MAX_ID = Number.MAX_SAFE_INTEGER
+
+/** Availability of a pet. */
+export const PetStatus = withoutDefault(
+  t.UnionEnum(['available', 'pending', 'sold'], { description: 'Availability status of the animal' }),
+)
+export type PetStatus = Static<typeof PetStatus>
+
+/** The status a pet gets when it is created without one. */
+export const DEFAULT_STATUS: PetStatus = 'available'
+
+const Name = Type.String({
+  minLength: 1,
+  maxLength: 255,
+  pattern: NOT_BLANK,
+  description: "The animal's name: 1 to 255 characters, not only white space",
+})
+
+const CategoryId = Type.Integer({
+  minimum: 1,
+  maximum: MAX_ID,
+  format: 'int64',
+  description: 'Identifier of the category the animal belongs to',
+})
+
+/** The input shape for creation; any other property is refused. */
+export const NewPet = Type.Object(
+  { name: Name, categoryId: CategoryId, status: Type.Optional(PetStatus) },
+  { additionalProperties: false },
+)
+export type NewPet = Static<typeof NewPet>
+
+/** The stored and returned shape. */
+export const Pet = Type.Object(
+  {
+    id: Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Assigned by the service' }),
+    name: Name,
+    categoryId: CategoryId,
+    status: PetStatus,
+  },
+  { additionalProperties: false },
+)
+export type Pet = Static<typeof Pet>
+
+/** Query of `GET /pets`; integers arrive as text and are converted strictly first. */
+export const ListPetsQuery = Type.Object({
+  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' })),
+  status: Type.Optional(PetStatus),
+  after: Type.Optional(
+    Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'Return only animals whose id is above this one (keyset paging)' }),
+  ),
+})
+export type ListPetsQuery = Static<typeof ListPetsQuery>
+
+/** Path of `GET /pets/{petId}`. */
+export const PetIdParams = Type.Object({
+  petId: Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Identifier of the animal' }),
+})
+
+/**
+ * UnionEnum injects `default: <first value>`: an absent `?status` would
+ * silently filter on "available", and a body schema with a default makes
+ * Elysia rebuild the body with Object.assign. The enum has no default.
+ */
+function withoutDefault<T extends { default?: unknown }>(schema: T): T {
+  delete schema.default
+  return schema
+}

@@ -1,0 +1,56 @@
+import { expect } from 'bun:test'
+import { createApp, type AppDeps } from '../src/app'
+import { openDatabase } from '../src/db/open'
+import { issueKey } from '../src/keys/issue'
+import { PLAN_LIMITS } from '../src/keys/plans'
+import { SqliteKeyStore } from '../src/keys/store'
+import { SqlitePetStore } from '../src/pets/store'
+
+/** Elysia finds the path after the 11th character, so the host must be at least this long. */
+export const BASE = 'http://localhost'
+
+/** What a request in a test may carry. */
+export interface TestRequest {
+  /** The bearer key; `null` sends no Authorization header. Defaults to the test key. */
+  key?: string | null
+  headers?: Record<string, string>
+  /** An object is sent as JSON with `Content-Type: application/json`; a string is sent as is. */
+  body?: unknown
+}
+
+/** A fresh in-memory app with one Free key, and a one-line way to call it. */
+export async function makeTestApp(overrides: Partial<AppDeps> = {}) {
+  const db = openDatabase(':memory:')
+  const keys = new SqliteKeyStore(db)
+  const pets = new SqlitePetStore(db)
+  const { key, secret } = await issueKey(keys, { name: 'test', plan: 'free', ...PLAN_LIMITS.free })
+  const app = createApp({ pets, keys, ...overrides })
+
+  async function call(method: string, path: string, request: TestRequest = {}): Promise<Response> {
+    const headers = new Headers(request.headers)
+    const bearer = request.key === undefined ? secret : request.key
+    if (bearer !== null) headers.set('authorization', `Bearer ${bearer}`)
+    let body: string | undefined
+    if (typeof request.body === 'string') body = request.body
+    else if (request.body !== undefined) {
+      body = JSON.stringify(request.body)
+      if (!headers.has('content-type')) headers.set('content-type', 'application/json')
+    }
+    return app.handle(new Request(BASE + path, { method, headers, body }))
+  }
+
+  return { app, db, keys, pets, key, secret, call }
+}
+
+/** Reads a response body as JSON, typed loosely for assertions. */
+export async function json(response: Response): Promise<any> {
+  return response.json()
+}
+
+/** Asserts the shape every failure has and returns the body. */
+export async function expectError(response: Response, status: number, code: string): Promise<{ code: string; message: string; status: number }> {
+  const body = await response.json()
+  expect({ httpStatus: response.status, body }).toEqual({ httpStatus: status, body: { code, message: expect.any(String), status } })
+  expect(response.headers.get('content-type')).toStartWith('application/json')
+  return body
+}

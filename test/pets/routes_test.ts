@@ -1,0 +1,344 @@
+import { describe, expect, test } from 'bun:test'
+import { GET_PET_SUNSET } from '../../src/pets/routes'
+import { expectError, json, makeTestApp } from '../helpers'
+
+const rex = { name: 'Rex', categoryId: 7 }
+
+describe('POST /v1/pets', () => {
+  test('returns 201, the stored pet and its Location', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('POST', '/v1/pets', { body: { ...rex, status: 'pending' } })
+    expect(response.status).toBe(201)
+    const pet = await json(response)
+    expect(pet).toEqual({ id: 1, name: 'Rex', categoryId: 7, status: 'pending' })
+    expect(response.headers.get('location')).toBe('http://localhost/v1/pets/1')
+  })
+
+  test('defaults status to available', async () => {
+    const { call } = await makeTestApp()
+    expect((await json(await call('POST', '/v1/pets', { body: rex }))).status).toBe('available')
+  })
+
+  test('builds Location on PUBLIC_URL when it is set', async () => {
+    const { call } = await makeTestApp({ publicUrl: 'https://pets.example/api' })
+    const response = await call('POST', '/v1/pets', { body: rex })
+    expect(response.headers.get('location')).toBe('https://pets.example/api/v1/pets/1')
+  })
+
+  test('returns what a following GET returns', async () => {
+    const { call } = await makeTestApp()
+    const created = await json(await call('POST', '/v1/pets', { body: { name: ' Ünïcødé 🐶 ', categoryId: 9007199254740991 } }))
+    expect(await json(await call('GET', `/v1/pets/${created.id}`))).toEqual(created)
+  })
+
+  describe('name', () => {
+    test.each([
+      ['empty', ''],
+      ['only spaces', '   '],
+      ['only white space of several kinds', ' \t\n '],
+      ['256 characters', 'x'.repeat(256)],
+      ['a number', 5],
+      ['null', null],
+    ])('is refused with 400 when %s', async (_, name) => {
+      const { call } = await makeTestApp()
+      const error = await expectError(await call('POST', '/v1/pets', { body: { name, categoryId: 1 } }), 400, 'invalid_request')
+      expect(error.message).toContain('"name"')
+    })
+
+    test.each([
+      ['1 character', 'x'],
+      ['255 characters', 'x'.repeat(255)],
+      ['surrounded by spaces', '  Rex  '],
+    ])('is accepted when %s', async (_, name) => {
+      const { call } = await makeTestApp()
+      const response = await call('POST', '/v1/pets', { body: { name, categoryId: 1 } })
+      expect(response.status).toBe(201)
+      expect((await json(response)).name).toBe(name)
+    })
+
+    test('is required', async () => {
+      const { call } = await makeTestApp()
+      const error = await expectError(await call('POST', '/v1/pets', { body: { categoryId: 1 } }), 400, 'invalid_request')
+      expect(error.message).toBe('"name" is required')
+    })
+  })
+
+  describe('categoryId', () => {
+    test.each([
+      ['a string', '"1"'],
+      ['a fraction', '1.5'],
+      ['zero', '0'],
+      ['negative', '-1'],
+      ['negative zero', '-0'],
+      ['2^53, which is beyond exact', '9007199254740992'],
+      ['2^53 + 1, which JSON would round to 2^53', '9007199254740993'],
+      ['2^63 - 1', '9223372036854775807'],
+      ['a fraction that rounds to a valid integer', '9007199254740990.6'],
+      ['a tiny fraction above 1', '1.0000000000000001'],
+      ['1e-400, which rounds to zero', '1e-400'],
+      ['null', 'null'],
+    ])('is refused with 400 when %s', async (_, literal) => {
+      const { call, pets } = await makeTestApp()
+      const response = await call('POST', '/v1/pets', { body: `{"name":"Rex","categoryId":${literal}}`, headers: { 'content-type': 'application/json' } })
+      const error = await expectError(response, 400, 'invalid_request')
+      expect(error.message).toBe('"categoryId" must be an integer from 1 to 9007199254740991')
+      expect((await pets.list({ limit: 100 })).pets).toEqual([])
+    })
+
+    test.each([
+      ['1', 1],
+      ['2^53 - 1', 9007199254740991],
+      ['1.0', 1],
+      ['1e3', 1000],
+      ['12.5e1', 125],
+    ])('is accepted exactly when %s', async (literal, expected) => {
+      const { call } = await makeTestApp()
+      const source = literal === '2^53 - 1' ? '9007199254740991' : literal
+      const response = await call('POST', '/v1/pets', { body: `{"name":"Rex","categoryId":${source}}`, headers: { 'content-type': 'application/json' } })
+      expect(response.status).toBe(201)
+      expect((await json(response)).categoryId).toBe(expected)
+    })
+
+    test('is required', async () => {
+      const { call } = await makeTestApp()
+      const error = await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex' } }), 400, 'invalid_request')
+      expect(error.message).toBe('"categoryId" is required')
+    })
+  })
+
+  test('refuses a status outside the enum', async () => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('POST', '/v1/pets', { body: { ...rex, status: 'lost' } }), 400, 'invalid_request')
+    expect(error.message).toBe('"status" must be one of available, pending, sold')
+  })
+
+  test.each([['id', 5], ['tag', 'dog'], ['__proto__', {}]])('refuses the unknown property %s with 400 naming it', async (property, value) => {
+    const { call } = await makeTestApp()
+    const body = `{"name":"Rex","categoryId":1,${JSON.stringify(property)}:${JSON.stringify(value)}}`
+    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    expect(error.message).toBe(`"${property}" is not an accepted property`)
+  })
+
+  test.each([
+    ['an array', '[]'],
+    ['null', 'null'],
+    ['a string', '"Rex"'],
+    ['a number', '5'],
+  ])('refuses a body that is %s with 400', async (_, body) => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    expect(error.message).toBe('Request body must be a JSON object')
+  })
+
+  test.each([
+    ['truncated', '{"name":"Rex",'],
+    ['single-quoted', "{'name':'Rex'}"],
+    ['trailing garbage', '{"name":"Rex","categoryId":1} x'],
+  ])('refuses malformed JSON (%s) with 400', async (_, body) => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    expect(error.message).toBe('Request body is not valid JSON')
+  })
+
+  test('refuses a body that is not UTF-8 with 400', async () => {
+    const { app, secret } = await makeTestApp()
+    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('","categoryId":1}')])
+    const response = await app.handle(
+      new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: bytes }),
+    )
+    await expectError(response, 400, 'invalid_request')
+  })
+
+  test('refuses an empty body with 400', async () => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('POST', '/v1/pets', { headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    expect(error.message).toContain('required')
+  })
+
+  test.each([
+    ['text/plain', 'text/plain'],
+    ['a form', 'application/x-www-form-urlencoded'],
+    ['multipart', 'multipart/form-data; boundary=x'],
+    ['a JSON suffix type', 'application/merge-patch+json'],
+  ])('refuses %s with 415', async (_, contentType) => {
+    const { call, pets } = await makeTestApp()
+    const body = contentType.includes('form') ? 'name=Rex&categoryId=1' : JSON.stringify(rex)
+    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': contentType } }), 415, 'unsupported_media_type')
+    expect((await pets.list({ limit: 100 })).pets).toEqual([])
+  })
+
+  test('refuses a body without Content-Type with 415', async () => {
+    const { app, secret } = await makeTestApp()
+    const request = new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: new Blob([JSON.stringify(rex)]) })
+    await expectError(await app.handle(request), 415, 'unsupported_media_type')
+  })
+
+  test('accepts application/json with a charset, in any case', async () => {
+    const { call } = await makeTestApp()
+    expect((await call('POST', '/v1/pets', { body: JSON.stringify(rex), headers: { 'content-type': 'Application/JSON; charset=utf-8' } })).status).toBe(201)
+  })
+
+  test('refuses a 17 KiB body with 413', async () => {
+    const { call } = await makeTestApp()
+    const body = JSON.stringify({ ...rex, name: 'x'.repeat(17 * 1024) })
+    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large')
+  })
+
+  test('accepts a body of exactly 16 KiB and judges it on its content', async () => {
+    const { call } = await makeTestApp()
+    const filler = 16 * 1024 - JSON.stringify({ ...rex, name: '' }).length
+    const body = JSON.stringify({ ...rex, name: 'x'.repeat(filler) })
+    expect(new TextEncoder().encode(body).length).toBe(16 * 1024)
+    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    expect(error.message).toContain('"name"')
+  })
+
+  test('refuses a streamed 17 KiB body without Content-Length with 413', async () => {
+    const { app, secret } = await makeTestApp()
+    const chunk = new TextEncoder().encode('x'.repeat(1024))
+    let sent = 0
+    const body = new ReadableStream({
+      pull(controller) {
+        if (sent++ < 17) controller.enqueue(chunk)
+        else controller.close()
+      },
+    })
+    const request = new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body })
+    expect(request.headers.get('content-length')).toBeNull()
+    await expectError(await app.handle(request), 413, 'payload_too_large')
+  })
+})
+
+describe('GET /v1/pets', () => {
+  async function seeded(count: number, statusOf: (i: number) => string = () => 'available') {
+    const made = await makeTestApp()
+    for (let i = 1; i <= count; i++) await made.call('POST', '/v1/pets', { body: { name: `pet ${i}`, categoryId: i, status: statusOf(i) } })
+    return made
+  }
+
+  test('returns at most 20 pets by default, in id order', async () => {
+    const { call } = await seeded(25)
+    const pets = await json(await call('GET', '/v1/pets'))
+    expect(pets.map((p: { id: number }) => p.id)).toEqual(Array.from({ length: 20 }, (_, i) => i + 1))
+  })
+
+  test.each([
+    ['1', 1],
+    ['100', 25],
+    ['020', 20],
+  ])('honours limit=%s', async (limit, expected) => {
+    const { call } = await seeded(25)
+    expect((await json(await call('GET', `/v1/pets?limit=${limit}`))).length).toBe(expected)
+  })
+
+  test.each(['0', '101', 'abc', '1.5', '', '-1', '0x10', '1e1', '+5', ' 5', '99999999999999999999'])('returns 400 when limit is "%s"', async (limit) => {
+    const { call } = await seeded(1)
+    const error = await expectError(await call('GET', `/v1/pets?limit=${encodeURIComponent(limit)}`), 400, 'invalid_request')
+    expect(error.message).toBe('"limit" must be an integer from 1 to 100')
+  })
+
+  test('filters by status', async () => {
+    const statuses = ['available', 'pending', 'sold']
+    const { call } = await seeded(30, (i) => statuses[i % 3]!)
+    for (const status of statuses) {
+      const pets = await json(await call('GET', `/v1/pets?status=${status}&limit=100`))
+      expect(pets.length).toBe(10)
+      expect(pets.every((p: { status: string }) => p.status === status)).toBe(true)
+    }
+  })
+
+  test('does not filter when status is absent', async () => {
+    const statuses = ['available', 'pending', 'sold']
+    const { call } = await seeded(6, (i) => statuses[i % 3]!)
+    expect((await json(await call('GET', '/v1/pets'))).length).toBe(6)
+  })
+
+  test.each(['lost', '', 'AVAILABLE'])('returns 400 when status is "%s"', async (status) => {
+    const { call } = await seeded(1)
+    const error = await expectError(await call('GET', `/v1/pets?status=${status}`), 400, 'invalid_request')
+    expect(error.message).toBe('"status" must be one of available, pending, sold')
+  })
+
+  test.each(['-1', 'abc', '1.5'])('returns 400 when after is "%s"', async (after) => {
+    const { call } = await seeded(1)
+    const error = await expectError(await call('GET', `/v1/pets?after=${after}`), 400, 'invalid_request')
+    expect(error.message).toContain('"after"')
+  })
+
+  test('returns an empty array and no Link past the last pet', async () => {
+    const { call } = await seeded(3)
+    const response = await call('GET', '/v1/pets?after=3')
+    expect(await json(response)).toEqual([])
+    expect(response.headers.get('link')).toBeNull()
+  })
+
+  test('sends Link rel="next" only when more pets remain', async () => {
+    const { call } = await seeded(4)
+    const first = await call('GET', '/v1/pets?limit=2')
+    expect(first.headers.get('link')).toBe('<http://localhost/v1/pets?limit=2&after=2>; rel="next"')
+    const exact = await call('GET', '/v1/pets?limit=2&after=2')
+    expect(exact.headers.get('link')).toBeNull()
+    expect((await json(exact)).map((p: { id: number }) => p.id)).toEqual([3, 4])
+  })
+
+  test('keeps the status filter in the next link and builds it on PUBLIC_URL', async () => {
+    const { call } = await makeTestApp({ publicUrl: 'https://pets.example' })
+    for (let i = 0; i < 3; i++) await call('POST', '/v1/pets', { body: { ...rex, status: 'sold' } })
+    const response = await call('GET', '/v1/pets?status=sold&limit=2')
+    expect(response.headers.get('link')).toBe('<https://pets.example/v1/pets?limit=2&status=sold&after=2>; rel="next"')
+  })
+
+  test.each([
+    [undefined, 7],
+    ['pending', 3],
+  ])('paging with status %s visits every pet exactly once by following rel="next"', async (status, pageSize) => {
+    const statuses = ['available', 'pending', 'sold']
+    const { call } = await seeded(50, (i) => statuses[i % 3]!)
+    const seen: number[] = []
+    let next: string | undefined = `/v1/pets?limit=${pageSize}${status ? `&status=${status}` : ''}`
+    while (next) {
+      const response = await call('GET', next)
+      expect(response.status).toBe(200)
+      const page = await json(response)
+      expect(page.length).toBeLessThanOrEqual(pageSize)
+      seen.push(...page.map((p: { id: number }) => p.id))
+      const link = response.headers.get('link')
+      next = link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!).pathname + new URL(/^<([^>]+)>/.exec(link)![1]!).search : undefined
+    }
+    const expected = Array.from({ length: 50 }, (_, i) => i + 1).filter((i) => !status || statuses[i % 3] === status)
+    expect(seen).toEqual(expected)
+  })
+})
+
+describe('GET /v1/pets/{petId}', () => {
+  function expectDeprecation(response: Response) {
+    expect(response.headers.get('deprecation')).toMatch(/^@\d+$/)
+    expect(response.headers.get('sunset')).toBe(GET_PET_SUNSET)
+    expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
+    expect(response.headers.get('link')).toBe('<http://localhost/v1/pets>; rel="successor-version"')
+  }
+
+  test('returns the pet with the deprecation headers', async () => {
+    const { call } = await makeTestApp()
+    await call('POST', '/v1/pets', { body: rex })
+    const response = await call('GET', '/v1/pets/1')
+    expect(response.status).toBe(200)
+    expect(await json(response)).toEqual({ id: 1, ...rex, status: 'available' })
+    expectDeprecation(response)
+  })
+
+  test('returns 404 for an unknown id, with the deprecation headers', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('GET', '/v1/pets/42')
+    expectDeprecation(response)
+    await expectError(response, 404, 'not_found')
+  })
+
+  test.each(['abc', '1.5', '0', '-1', '0x1', '1e1', '9007199254740992', '99999999999999999999'])('returns 400 for the id "%s", with the deprecation headers', async (id) => {
+    const { call } = await makeTestApp()
+    const response = await call('GET', `/v1/pets/${id}`)
+    expectDeprecation(response)
+    const error = await expectError(response, 400, 'invalid_request')
+    expect(error.message).toBe('"petId" must be an integer from 1 to 9007199254740991')
+  })
+})
