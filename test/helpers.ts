@@ -49,7 +49,7 @@ export async function json(response: Response): Promise<any> {
 
 /** Asserts the shape every failure has and returns the body. */
 export async function expectError(response: Response, status: number, code: string): Promise<{ code: string; message: string; status: number }> {
-  const body = await response.json()
+  const body = (await response.json()) as { code: string; message: string; status: number }
   expect({ httpStatus: response.status, body }).toEqual({ httpStatus: status, body: { code, message: expect.any(String), status } })
   expect(response.headers.get('content-type')).toStartWith('application/json')
   return body

@@ -15,7 +15,7 @@ export function describeValidationError(error: ValidationError): string {
     case ValueErrorType.ObjectRequiredProperty:
       return `"${field}" is required`
     case ValueErrorType.ObjectAdditionalProperties:
-      return `"${field}" is not an accepted property`
+      return `"${field}" is not an accepted ${error.type === 'query' ? 'query parameter' : 'property'}`
   }
   if (!field) return `Request ${error.type} must be ${describeSchema(first.schema)}`
   return `"${field}" must be ${describeSchema(first.schema)}`

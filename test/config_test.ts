@@ -1,0 +1,62 @@
+import { describe, expect, test } from 'bun:test'
+import { ConfigError, loadConfig } from '../src/config'
+
+describe('loadConfig', () => {
+  test('has the documented defaults', () => {
+    expect(loadConfig({})).toEqual({
+      port: 3000,
+      host: '0.0.0.0',
+      databasePath: './data/animal-store.sqlite',
+      publicUrl: undefined,
+      trustProxy: false,
+      logLevel: 'info',
+      synchronous: 'normal',
+    })
+  })
+
+  test('is frozen', () => {
+    expect(Object.isFrozen(loadConfig({}))).toBe(true)
+  })
+
+  test.each(['abc', '-1', '65536', '80.5', ' 80'])('refuses PORT=%s naming the variable', (port) => {
+    expect(() => loadConfig({ PORT: port })).toThrow(ConfigError)
+    expect(() => loadConfig({ PORT: port })).toThrow(/^PORT: /)
+  })
+
+  test.each([
+    ['https://pets.example', 'https://pets.example'],
+    ['https://pets.example/', 'https://pets.example'],
+    ['https://pets.example/v1', 'https://pets.example'],
+    ['https://pets.example/api/v1/', 'https://pets.example/api'],
+  ])('normalises PUBLIC_URL=%s to %s', (value, expected) => {
+    expect(loadConfig({ PUBLIC_URL: value }).publicUrl).toBe(expected)
+  })
+
+  test.each(['pets.example', 'ftp://pets.example', 'https://pets.example/?x=1'])('refuses PUBLIC_URL=%s', (value) => {
+    expect(() => loadConfig({ PUBLIC_URL: value })).toThrow(/^PUBLIC_URL: /)
+  })
+
+  test.each([
+    ['on', true],
+    ['TRUE', true],
+    ['1', true],
+    ['off', false],
+    ['0', false],
+  ])('reads TRUST_PROXY=%s as %p', (value, expected) => {
+    expect(loadConfig({ TRUST_PROXY: value }).trustProxy).toBe(expected)
+  })
+
+  test('refuses an unclear TRUST_PROXY', () => {
+    expect(() => loadConfig({ TRUST_PROXY: 'maybe' })).toThrow(/^TRUST_PROXY: /)
+  })
+
+  test('refuses an unknown LOG_LEVEL and SQLITE_SYNCHRONOUS', () => {
+    expect(() => loadConfig({ LOG_LEVEL: 'loud' })).toThrow(/^LOG_LEVEL: /)
+    expect(() => loadConfig({ SQLITE_SYNCHRONOUS: 'off' })).toThrow(/^SQLITE_SYNCHRONOUS: /)
+    expect(loadConfig({ SQLITE_SYNCHRONOUS: 'FULL' }).synchronous).toBe('full')
+  })
+
+  test('refuses an empty DATABASE_PATH', () => {
+    expect(() => loadConfig({ DATABASE_PATH: ' ' })).toThrow(/^DATABASE_PATH: /)
+  })
+})

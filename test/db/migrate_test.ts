@@ -1,0 +1,63 @@
+import { describe, expect, test } from 'bun:test'
+import { Database } from 'bun:sqlite'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { migrate } from '../../src/db/migrate'
+import { migrations } from '../../src/db/migrations'
+import { openDatabase } from '../../src/db/open'
+
+describe('migrate', () => {
+  test('numbers migrations consecutively from 1', () => {
+    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1))
+  })
+
+  test('applies every migration once and records the version', () => {
+    const db = new Database(':memory:')
+    expect(migrate(db, migrations)).toEqual(migrations.map((m) => m.version))
+    expect(migrate(db, migrations)).toEqual([])
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
+  })
+
+  test('applies only the migrations a database has not seen', () => {
+    const db = new Database(':memory:')
+    migrate(db, migrations.slice(0, 1))
+    expect(migrate(db, migrations)).toEqual(migrations.slice(1).map((m) => m.version))
+  })
+
+  test('rolls a failing migration back whole', () => {
+    const db = new Database(':memory:')
+    const broken = [...migrations, { version: migrations.length + 1, name: 'broken', sql: 'CREATE TABLE t (x); SELECT nope FROM nowhere;' }]
+    expect(() => migrate(db, broken)).toThrow()
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
+    expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeNull()
+  })
+})
+
+describe('openDatabase', () => {
+  test('creates the folder and opens in WAL mode with the chosen durability', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-db-'))
+    try {
+      const db = openDatabase(join(dir, 'nested', 'store.sqlite'), 'full')
+      expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
+      expect(db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 2 })
+      db.close()
+      const normal = openDatabase(join(dir, 'nested', 'store.sqlite'))
+      expect(normal.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 })
+      normal.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
+  })
+
+  test.each([
+    ['SELECT * FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3', ['available', 0, 21], 'pets_status_id'],
+    ['SELECT * FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2', [0, 21], 'INTEGER PRIMARY KEY'],
+  ])('serves keyset paging from an index: %s', (sql, params, index) => {
+    const db = openDatabase(':memory:')
+    const plan = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as [string | number])) as { detail: string }[]
+    const details = plan.map((row) => row.detail).join('\n')
+    expect(details).toContain(index)
+    expect(details).not.toContain('TEMP B-TREE')
+  })
+})

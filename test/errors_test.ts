@@ -1,0 +1,111 @@
+import { describe, expect, test } from 'bun:test'
+import type { PetStore } from '../src/pets/store'
+import { expectError, json, makeTestApp } from './helpers'
+
+// One test per row of decisions.md's error table that this service answers today.
+describe('Error bodies', () => {
+  test('400 invalid_request for a bad query value', async () => {
+    const { call } = await makeTestApp()
+    await expectError(await call('GET', '/v1/pets?limit=0'), 400, 'invalid_request')
+  })
+
+  test('401 unauthorized without a key', async () => {
+    const { call } = await makeTestApp()
+    await expectError(await call('GET', '/v1/pets', { key: null }), 401, 'unauthorized')
+  })
+
+  test('404 not_found for an unknown path with a valid key', async () => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('GET', '/v1/cats'), 404, 'not_found')
+    expect(error.message).toContain('/v1/cats')
+  })
+
+  test('404 not_found as JSON, never Elysia\'s plain text, outside /v1', async () => {
+    const { call } = await makeTestApp()
+    await expectError(await call('GET', '/nowhere', { key: null }), 404, 'not_found')
+  })
+
+  test.each([
+    ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
+    ['PUT', '/v1/pets', 'GET, HEAD, POST'],
+    ['PATCH', '/v1/pets/1', 'GET, HEAD'],
+    ['POST', '/v1/pets/1', 'GET, HEAD'],
+    ['DELETE', '/v1/pets/', 'GET, HEAD, POST'],
+  ])('405 method_not_allowed for %s %s, with Allow: %s', async (method, path, allow) => {
+    const { call } = await makeTestApp()
+    const response = await call(method, path)
+    expect(response.headers.get('allow')).toBe(allow)
+    await expectError(response, 405, 'method_not_allowed')
+  })
+
+  test('413 payload_too_large over 16 KiB', async () => {
+    const { call } = await makeTestApp()
+    const body = JSON.stringify({ name: 'x'.repeat(16 * 1024), categoryId: 1 })
+    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large')
+  })
+
+  test('415 unsupported_media_type for a form body', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('POST', '/v1/pets', { body: 'name=Rex&categoryId=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    await expectError(response, 415, 'unsupported_media_type')
+  })
+
+  test('500 internal_error for anything unexpected, reported and not leaked', async () => {
+    const reported: unknown[] = []
+    const failing: PetStore = {
+      list: () => {
+        throw new Error('disk on fire at /secret/path')
+      },
+      create: () => Promise.reject(new Error('nope')),
+      get: () => undefined,
+    }
+    const { call } = await makeTestApp({ pets: failing, reportUnexpected: (error) => reported.push(error) })
+    const response = await call('GET', '/v1/pets')
+    const error = await expectError(response, 500, 'internal_error')
+    expect(error.message).toBe('Internal server error')
+    expect(JSON.stringify(error)).not.toContain('secret')
+    expect(reported).toHaveLength(1)
+    await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } }), 500, 'internal_error')
+    expect(reported).toHaveLength(2)
+  })
+})
+
+describe("Elysia's defaults are overridden", () => {
+  test('a validation failure is 400, never 422', async () => {
+    const { call } = await makeTestApp()
+    for (const path of ['/v1/pets?limit=abc', '/v1/pets/abc']) expect((await call('GET', path)).status).toBe(400)
+    expect((await call('POST', '/v1/pets', { body: { name: '' } })).status).toBe(400)
+  })
+
+  test('unknown body properties are refused, not silently stripped', async () => {
+    const { call, pets } = await makeTestApp()
+    await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1, owner: 'me' } }), 400, 'invalid_request')
+    expect((await pets.list({ limit: 10 })).pets).toHaveLength(0)
+  })
+
+  test('a form body is not accepted as a pet', async () => {
+    const { call, pets } = await makeTestApp()
+    const form = new URLSearchParams({ name: 'Rex', categoryId: '1' }).toString()
+    expect((await call('POST', '/v1/pets', { body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415)
+    expect((await pets.list({ limit: 10 })).pets).toHaveLength(0)
+  })
+
+  test('a HEAD of the list answers like GET without a body', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('HEAD', '/v1/pets')
+    expect(response.status).toBe(200)
+    expect(await response.text()).toBe('')
+  })
+
+  test('unknown query parameters are refused with 400 naming them', async () => {
+    const { call } = await makeTestApp()
+    const error = await expectError(await call('GET', '/v1/pets?colour=brown'), 400, 'invalid_request')
+    expect(error.message).toBe('"colour" is not an accepted query parameter')
+  })
+
+  test('a repeated query parameter counts with its last value', async () => {
+    const { call } = await makeTestApp()
+    for (let i = 0; i < 3; i++) await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })
+    expect(await json(await call('GET', '/v1/pets?limit=1&limit=2'))).toHaveLength(2)
+  })
+})

@@ -1,0 +1,83 @@
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+
+const ROOT = join(import.meta.dir, '..')
+const MAIN = join(ROOT, 'src', 'main.ts')
+
+/** A fresh folder for one test's database, removed by `cleanup`. */
+export function tempDir(prefix = 'animal-store-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** The outcome of one CLI run. */
+export interface CliResult {
+  code: number
+  stdout: string
+  stderr: string
+}
+
+/** Runs `src/main.ts` with these arguments, as a user would, and waits for it. */
+export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
+  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+  return { code, stdout, stderr }
+}
+
+/** A `serve` process that has said it is listening. */
+export interface ServerProcess {
+  url: string
+  proc: ReturnType<typeof Bun.spawn>
+  /** Everything it wrote to stderr so far. */
+  stderr(): string
+  /** SIGTERM, then its exit code. */
+  stop(): Promise<number>
+}
+
+/** Starts `serve` on a free port and waits (at most `timeoutMs`) for its "listening" line. */
+export async function startServer(env: Record<string, string>, timeoutMs = 10_000): Promise<ServerProcess> {
+  const proc = Bun.spawn([process.execPath, MAIN, 'serve'], {
+    cwd: ROOT,
+    env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  let text = ''
+  const reader = proc.stderr.getReader()
+  const decoder = new TextDecoder()
+  const pump = (async () => {
+    for (;;) {
+      const { done, value } = await reader.read()
+      if (done) return
+      text += decoder.decode(value, { stream: true })
+    }
+  })()
+  const deadline = Date.now() + timeoutMs
+  let match: RegExpExecArray | null = null
+  while (!(match = /listening on (http:\/\/\S+)/.exec(text))) {
+    if (proc.exitCode !== null || Date.now() > deadline) {
+      proc.kill()
+      throw new Error(`server did not start (exit ${proc.exitCode}):\n${text}`)
+    }
+    await Bun.sleep(20)
+  }
+  return {
+    url: match[1]!,
+    proc,
+    stderr: () => text,
+    async stop() {
+      proc.kill('SIGTERM')
+      const code = await proc.exited
+      await pump
+      return code
+    },
+  }
+}
+
+/** The key a first start printed on stderr. */
+export function printedKey(stderr: string): string {
+  const match = /^\s+(ask_[A-Za-z0-9_-]{43})$/m.exec(stderr)
+  if (!match) throw new Error(`no key printed in:\n${stderr}`)
+  return match[1]!
+}

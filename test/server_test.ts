@@ -1,0 +1,107 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { printedKey, runCli, startServer, tempDir, type ServerProcess } from './process_helpers'
+
+describe('serve over a real port', () => {
+  let workspace: ReturnType<typeof tempDir>
+  let db: string
+  let server: ServerProcess
+  let key: string
+
+  beforeAll(async () => {
+    workspace = tempDir('animal-store-serve-')
+    db = join(workspace.dir, 'store.sqlite')
+    server = await startServer({ DATABASE_PATH: db })
+    key = printedKey(server.stderr())
+  })
+  afterAll(async () => {
+    await server.stop()
+    workspace.cleanup()
+  })
+
+  test('prints one Free key on first start, with how to make more', () => {
+    expect(server.stderr()).toContain('one Free key')
+    expect(server.stderr()).toContain('keys create --plan')
+    expect(server.stderr().match(/ask_/g)).toHaveLength(1)
+  })
+
+  test('answers GET /v1/pets with the printed key', async () => {
+    const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+    expect(response.status).toBe(200)
+    expect(await response.json()).toEqual([])
+  })
+
+  test('creates a pet and finds it at its Location', async () => {
+    const created = await fetch(`${server.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
+    })
+    expect(created.status).toBe(201)
+    const location = created.headers.get('location')!
+    expect(location).toStartWith(server.url)
+    const fetched = await fetch(location, { headers: { authorization: `Bearer ${key}` } })
+    expect(await fetched.json()).toEqual(await created.json())
+  })
+
+  test('answers a body over 16 KiB with the JSON 413, not a dropped connection', async () => {
+    const response = await fetch(`${server.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 }),
+    })
+    expect(response.status).toBe(413)
+    expect(await response.json()).toMatchObject({ code: 'payload_too_large', status: 413 })
+  })
+
+  test('refuses a key revoked by the CLI within one second, without a restart', async () => {
+    const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
+    const call = () => fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })
+    expect((await call()).status).toBe(200)
+    expect((await runCli(['keys', 'revoke', String(created.id), '--db', db])).code).toBe(0)
+    // The CLI has committed when it exits; the next request must see it. Poll for at most a second anyway.
+    const deadline = Date.now() + 1000
+    let status = (await call()).status
+    while (status !== 401 && Date.now() < deadline) {
+      await Bun.sleep(50)
+      status = (await call()).status
+    }
+    expect(status).toBe(401)
+  })
+
+  test('prints no key on a later start with the same database', async () => {
+    await server.stop()
+    server = await startServer({ DATABASE_PATH: db })
+    expect(server.stderr()).not.toContain('ask_')
+    const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
+    expect(response.status).toBe(200)
+    expect(((await response.json()) as { name: string }[]).map((p) => p.name)).toEqual(['Rex'])
+  })
+})
+
+describe('serve refuses a bad configuration', () => {
+  test.each([
+    ['PORT', 'eighty'],
+    ['PORT', '70000'],
+    ['TRUST_PROXY', 'perhaps'],
+  ])('exits 2 naming %s when it is "%s"', async (variable, value) => {
+    const result = await runCli(['serve'], { [variable]: value })
+    expect(result.code).toBe(2)
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    expect(result.stderr).toContain(`${variable}:`)
+  })
+
+  test('exits 2 naming DATABASE_PATH when the database cannot be created', async () => {
+    const workspace = tempDir('animal-store-bad-db-')
+    try {
+      // A folder cannot be made under a regular file, even by root.
+      await Bun.write(join(workspace.dir, 'file'), '')
+      const result = await runCli(['serve'], { DATABASE_PATH: join(workspace.dir, 'file', 'x.sqlite'), PORT: '0' })
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('DATABASE_PATH:')
+      expect(result.stderr.trim().split('\n')).toHaveLength(1)
+    } finally {
+      workspace.cleanup()
+    }
+  })
+})
