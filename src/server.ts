@@ -26,7 +26,7 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
   const db = openOrExplain(config)
   const keys = new SqliteKeyStore(db)
   await createFirstKey(keys, io)
-  const app = createApp({ pets: new SqlitePetStore(db), keys, publicUrl: config.publicUrl })
+  const app = createApp({ pets: new SqlitePetStore(db), keys, publicUrl: config.publicUrl, trustProxy: config.trustProxy })
   // reusePort off: a second server on a busy port must fail, not share it silently.
   app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: BUN_MAX_BODY_BYTES })
   const server = app.server!

@@ -3,7 +3,7 @@ import { createApp, type AppDeps } from '../src/app'
 import { openDatabase } from '../src/db/open'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { SqliteKeyStore } from '../src/keys/store'
+import { SqliteKeyStore, type NewApiKey } from '../src/keys/store'
 import { SqlitePetStore } from '../src/pets/store'
 
 /** Elysia finds the path after the 11th character, so the host must be at least this long. */
@@ -18,12 +18,17 @@ export interface TestRequest {
   body?: unknown
 }
 
-/** A fresh in-memory app with one Free key, and a one-line way to call it. */
-export async function makeTestApp(overrides: Partial<AppDeps> = {}) {
+/** Limits high enough that tests about other things never meet the rate limiter. */
+export const UNLIMITED: NewApiKey = { name: 'test', plan: 'enterprise', rpm: 1_000_000, rpd: 1_000_000_000 }
+/** A Free key, for tests about the limits themselves. */
+export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free }
+
+/** A fresh in-memory app with one key (unlimited unless `keyPlan` says otherwise), and a one-line way to call it. */
+export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: NewApiKey = UNLIMITED) {
   const db = openDatabase(':memory:')
   const keys = new SqliteKeyStore(db)
   const pets = new SqlitePetStore(db)
-  const { key, secret } = await issueKey(keys, { name: 'test', plan: 'free', ...PLAN_LIMITS.free })
+  const { key, secret } = await issueKey(keys, keyPlan)
   const app = createApp({ pets, keys, ...overrides })
 
   async function call(method: string, path: string, request: TestRequest = {}): Promise<Response> {

@@ -1,10 +1,26 @@
 import { Elysia } from 'elysia'
-import { errorBody } from '../errors'
+import { errorBody, type ErrorBody } from '../errors'
+import { clientAddress } from '../http/client_address'
 import { authenticate, refusalReason } from '../keys/authenticate'
+import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
+import { applyRateDecision } from '../ratelimit/http'
+import type { RateDecision, RateLimiter } from '../ratelimit/limiter'
 
 /** The RFC 6750 challenge sent with every 401. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
+
+/** What the guard needs. */
+export interface ApiGuardOptions {
+  keys: KeyStore
+  limiter: RateLimiter
+  /** Milliseconds since the epoch; tests pass their own. */
+  clock: () => number
+  /** Whether the first `X-Forwarded-For` hop names the client. */
+  trustProxy: boolean
+  /** The peer address of the socket a request came on, when there is one. */
+  socketAddress: (request: Request) => string | undefined
+}
 
 /** Whether a path belongs to the versioned API, which needs a key. */
 export function isApiPath(path: string): boolean {
@@ -12,23 +28,30 @@ export function isApiPath(path: string): boolean {
 }
 
 /**
- * The single `onRequest` step in front of `/v1`: it runs before routing,
- * parsing and validation, so an unknown path, a bad body or a wrong method
- * without a valid key is a 401 like any other.
+ * The single `onRequest` step in front of `/v1`: identify the caller, count
+ * the request, then refuse it (429, or 401 without a valid key) or let it
+ * through. It runs before routing, parsing and validation, so every outcome
+ * is counted and carries the rate-limit headers, and an unknown path, a bad
+ * body or a wrong method without a valid key is a 401 like any other.
  */
-export function apiGuard({ keys }: { keys: KeyStore }) {
+export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress }: ApiGuardOptions) {
   return new Elysia({ name: 'api-guard' }).onRequest((context) => {
     const { request, set } = context
     // Elysia puts the raw path on every context (see its createContext); only its type omits it here.
     if (!isApiPath((context as typeof context & { path: string }).path)) return
     const authorization = request.headers.get('authorization')
     const key = authenticate(authorization, keys)
-    // Rate limiting belongs here, between identifying the caller and refusing
-    // it: it counts by key, or by client address when `key` is undefined.
-    if (key === undefined) {
+    // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
+    const decision = key
+      ? limiter.consume(`key:${key.id}`, key, clock())
+      : limiter.consume(`ip:${clientAddress(request, socketAddress(request), trustProxy)}`, PLAN_LIMITS.free, clock())
+    const finish = (decided: RateDecision): ErrorBody | undefined => {
+      const refusal = applyRateDecision(set, decided)
+      if (refusal !== undefined || key !== undefined) return refusal
       set.status = 401
       set.headers['www-authenticate'] = WWW_AUTHENTICATE
       return errorBody(401, 'unauthorized', refusalReason(authorization))
     }
+    return decision instanceof Promise ? decision.then(finish) : finish(decision)
   })
 }

@@ -1,0 +1,198 @@
+import { describe, expect, test } from 'bun:test'
+import { openDatabase } from '../../src/db/open'
+import { SqliteKeyStore } from '../../src/keys/store'
+import { SqlitePetStore } from '../../src/pets/store'
+import { createApp } from '../../src/app'
+import { issueKey } from '../../src/keys/issue'
+import { MINUTE_MS } from '../../src/ratelimit/limiter'
+import { BASE, expectError, FREE, makeTestApp } from '../helpers'
+import { tempDir } from '../process_helpers'
+
+const T0 = Date.UTC(2026, 10, 21, 10, 0, 0)
+
+function rateHeaders(response: Response) {
+  return {
+    limit: response.headers.get('x-ratelimit-limit'),
+    remaining: response.headers.get('x-ratelimit-remaining'),
+    reset: response.headers.get('x-ratelimit-reset'),
+  }
+}
+
+async function freeApp(overrides: Parameters<typeof makeTestApp>[0] = {}) {
+  let now = T0 + 1000
+  const made = await makeTestApp({ clock: () => now, ...overrides }, FREE)
+  return { ...made, advance: (ms: number) => (now += ms) }
+}
+
+describe('X-RateLimit-* headers', () => {
+  test('are on every response under /v1, whatever its outcome, and every one counts', async () => {
+    const { call } = await freeApp()
+    await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })
+    const outcomes: [string, () => Promise<Response>, number][] = [
+      ['200 list', () => call('GET', '/v1/pets'), 200],
+      ['201 create', () => call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } }), 201],
+      ['200 get (deprecated)', () => call('GET', '/v1/pets/1'), 200],
+      ['400 bad query', () => call('GET', '/v1/pets?limit=0'), 400],
+      ['400 bad path id', () => call('GET', '/v1/pets/abc'), 400],
+      ['400 bad body', () => call('POST', '/v1/pets', { body: { name: '' } }), 400],
+      ['400 malformed JSON', () => call('POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } }), 400],
+      ['404 unknown pet', () => call('GET', '/v1/pets/999'), 404],
+      ['404 unknown path', () => call('GET', '/v1/cats'), 404],
+      ['405 wrong method', () => call('DELETE', '/v1/pets'), 405],
+      ['413 too large', () => call('POST', '/v1/pets', { body: 'x'.repeat(17_000), headers: { 'content-type': 'application/json' } }), 413],
+      ['415 wrong type', () => call('POST', '/v1/pets', { body: 'x', headers: { 'content-type': 'text/plain' } }), 415],
+    ]
+    let expected = 59 - 1
+    for (const [name, send, status] of outcomes) {
+      const response = await send()
+      expect({ name, status: response.status }).toEqual({ name, status })
+      expect({ name, ...rateHeaders(response) }).toEqual({ name, limit: '60', remaining: String(expected--), reset: String((T0 + MINUTE_MS) / 1000) })
+    }
+  })
+
+  test('are on a 401, counted against the client address', async () => {
+    const { call } = await freeApp()
+    const first = await call('GET', '/v1/pets', { key: null })
+    expect(first.status).toBe(401)
+    expect(rateHeaders(first)).toEqual({ limit: '60', remaining: '59', reset: String((T0 + MINUTE_MS) / 1000) })
+    expect(rateHeaders(await call('GET', '/v1/pets', { key: 'ask_wrong' }))).toMatchObject({ remaining: '58' })
+  })
+
+  test('are not on responses outside /v1', async () => {
+    const { call } = await freeApp()
+    expect(rateHeaders(await call('GET', '/elsewhere'))).toEqual({ limit: null, remaining: null, reset: null })
+  })
+})
+
+describe('429', () => {
+  test('refuses the 61st request of a minute with rate_limit_exceeded, Retry-After and Remaining 0', async () => {
+    const { call, advance } = await freeApp()
+    for (let i = 0; i < 60; i++) expect((await call('GET', '/v1/pets')).status).toBe(200)
+    advance(29_500) // 30.5 s into the minute
+    const response = await call('GET', '/v1/pets')
+    expect(response.headers.get('retry-after')).toBe('30')
+    expect(rateHeaders(response)).toEqual({ limit: '60', remaining: '0', reset: String((T0 + MINUTE_MS) / 1000) })
+    const error = await expectError(response, 429, 'rate_limit_exceeded')
+    expect(error.message).toContain('60 requests per minute')
+  })
+
+  test('does not consume quota: the next minute starts full', async () => {
+    const { call, advance } = await freeApp()
+    for (let i = 0; i < 70; i++) await call('GET', '/v1/pets')
+    advance(MINUTE_MS)
+    expect(rateHeaders(await call('GET', '/v1/pets')).remaining).toBe('59')
+  })
+
+  test('turns into a 15-minute key_banned when the client keeps hammering', async () => {
+    const { call, advance } = await freeApp()
+    for (let i = 0; i < 120; i++) await call('GET', '/v1/pets')
+    const banned = await call('GET', '/v1/pets')
+    expect(banned.headers.get('retry-after')).toBe('900')
+    await expectError(banned, 429, 'key_banned')
+    advance(14 * MINUTE_MS)
+    expect((await call('GET', '/v1/pets')).status).toBe(429)
+    advance(MINUTE_MS)
+    expect((await call('GET', '/v1/pets')).status).toBe(200)
+  })
+
+  test('throttles guessing keys per address, at the Free limits', async () => {
+    const { call } = await freeApp()
+    for (let i = 0; i < 60; i++) expect((await call('GET', '/v1/pets', { key: `ask_guess${i}` })).status).toBe(401)
+    await expectError(await call('GET', '/v1/pets', { key: 'ask_one-more' }), 429, 'rate_limit_exceeded')
+  })
+})
+
+describe('TRUST_PROXY', () => {
+  async function exhaustAnonymous(call: Awaited<ReturnType<typeof freeApp>>['call']) {
+    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7' } })
+  }
+
+  test('off: a spoofed X-Forwarded-For buys no fresh quota', async () => {
+    const { call } = await freeApp({ trustProxy: false })
+    await exhaustAnonymous(call)
+    const spoofed = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '198.51.100.1' } })
+    expect(spoofed.status).toBe(429)
+  })
+
+  test('on: the first X-Forwarded-For hop is the client', async () => {
+    const { call } = await freeApp({ trustProxy: true })
+    await exhaustAnonymous(call)
+    expect((await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } })).status).toBe(429)
+    const other = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '198.51.100.1, 10.0.0.1' } })
+    expect(other.status).toBe(401)
+    expect(rateHeaders(other).remaining).toBe('59')
+  })
+
+  test('on: keyed requests are counted per key, wherever they come from', async () => {
+    const { call } = await freeApp({ trustProxy: true })
+    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets', { headers: { 'x-forwarded-for': `198.51.100.${i}` } })
+    expect((await call('GET', '/v1/pets', { headers: { 'x-forwarded-for': '192.0.2.1' } })).status).toBe(429)
+  })
+})
+
+describe('key changes on a running server', () => {
+  test('a plan change made by another connection applies to the next request', async () => {
+    const workspace = tempDir('animal-store-plan-')
+    try {
+      const path = `${workspace.dir}/store.sqlite`
+      const serverDb = openDatabase(path)
+      const keys = new SqliteKeyStore(serverDb)
+      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => T0 })
+      const cli = new SqliteKeyStore(openDatabase(path))
+      const { key, secret } = await issueKey(cli, FREE)
+      const get = () => app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
+      for (let i = 0; i < 60; i++) await get()
+      expect((await get()).status).toBe(429)
+      cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
+      const upgraded = await get()
+      expect(upgraded.status).toBe(200)
+      expect(rateHeaders(upgraded)).toMatchObject({ limit: '300', remaining: '239' })
+      cli.revoke(key.id)
+      await expectError(await get(), 401, 'unauthorized')
+    } finally {
+      workspace.cleanup()
+    }
+  })
+})
+
+describe('over a real port', () => {
+  test('200 concurrent requests with one fresh Free key get exactly 60 answers and 140 × 429, all with the headers', async () => {
+    const db = openDatabase(':memory:')
+    const keys = new SqliteKeyStore(db)
+    const { secret } = await issueKey(keys, FREE)
+    const app = createApp({ pets: new SqlitePetStore(db), keys })
+    app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+    try {
+      const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
+      const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(url, { headers: { authorization: `Bearer ${secret}` } })))
+      const statuses = responses.map((r) => r.status)
+      expect(statuses.filter((s) => s === 200)).toHaveLength(60)
+      expect(statuses.filter((s) => s === 429)).toHaveLength(140)
+      for (const response of responses) {
+        const headers = rateHeaders(response)
+        expect(headers.limit).toMatch(/^\d+$/)
+        expect(headers.remaining).toMatch(/^\d+$/)
+        expect(headers.reset).toMatch(/^\d+$/)
+        if (response.status === 429) expect(Number(response.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+        await response.arrayBuffer()
+      }
+    } finally {
+      await app.stop()
+    }
+  })
+
+  test('counts anonymous requests per socket address', async () => {
+    const db = openDatabase(':memory:')
+    const app = createApp({ pets: new SqlitePetStore(db), keys: new SqliteKeyStore(db) })
+    app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+    try {
+      const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
+      const statuses: number[] = []
+      for (let i = 0; i < 61; i++) statuses.push((await fetch(url, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status)
+      expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true)
+      expect(statuses[60]).toBe(429)
+    } finally {
+      await app.stop()
+    }
+  })
+})
