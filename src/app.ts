@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { apiGuard } from './auth/guard'
+import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
 import { allowedMethods } from './http/allowed_methods'
 import type { KeyStore } from './keys/store'
@@ -43,6 +44,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(petRoutes(deps))
+    .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
 }
 
 /** The app's type, for code that receives one. */

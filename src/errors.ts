@@ -1,12 +1,17 @@
+import { Type, type Static } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import { describeValidationError } from './http/validation_message'
 
 /** The Error object every failure answers with: `status` equals the HTTP status. */
-export interface ErrorBody {
-  code: string
-  message: string
-  status: number
-}
+export const ErrorSchema = Type.Object(
+  {
+    code: Type.String({ description: 'Machine-readable error code, e.g. invalid_request', examples: ['invalid_request'] }),
+    message: Type.String({ description: 'What went wrong, naming the offending field, parameter or header' }),
+    status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code of the response' }),
+  },
+  { additionalProperties: false },
+)
+export type ErrorBody = Static<typeof ErrorSchema>
 
 /** Builds an Error body; key order follows the specification. */
 export function errorBody(status: number, code: string, message: string): ErrorBody {

@@ -37,6 +37,14 @@ export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
       },
       {
         query: ListPetsQuery,
+        detail: {
+          operationId: 'listPets',
+          summary: 'List animals',
+          description:
+            'Animals in ascending id order, optionally only those with one status. When more remain after this page, ' +
+            'the response carries `Link: <...>; rel="next"` with the next page\'s URL (keyset paging with `after`).',
+          tags: ['pets'],
+        },
         transform({ query }) {
           if (query.limit !== undefined) query.limit = integerFromText(query.limit) as number
           if (query.after !== undefined) query.after = integerFromText(query.after) as number
@@ -51,7 +59,16 @@ export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
         set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${pet.id}`
         return pet
       },
-      { parse: parseJsonBody, body: NewPet },
+      {
+        parse: parseJsonBody,
+        body: NewPet,
+        detail: {
+          operationId: 'createPet',
+          summary: 'Add an animal',
+          description: 'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
+          tags: ['pets'],
+        },
+      },
     )
     .get(
       '/pets/:petId',
@@ -62,6 +79,15 @@ export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
       },
       {
         params: PetIdParams,
+        detail: {
+          operationId: 'getPet',
+          summary: 'Get an animal (deprecated)',
+          description:
+            `Deprecated: this operation will be removed on 5 December 2030 (Sunset: ${GET_PET_SUNSET}). ` +
+            'Use `GET /pets` instead. Every response carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version"`.',
+          deprecated: true,
+          tags: ['pets'],
+        },
         // Transform runs before validation, so the 400 of a bad id carries the headers too.
         transform({ params, request, set }) {
           params.petId = integerFromText(params.petId) as number

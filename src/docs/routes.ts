@@ -1,0 +1,73 @@
+import { Elysia, type AnyElysia } from 'elysia'
+import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import { buildOpenApiDocument } from './openapi'
+
+/** What the docs routes need. */
+export interface DocsOptions {
+  /** The app whose routes the document describes; read on first request, when every route exists. */
+  app: () => AnyElysia
+  publicUrl?: string
+}
+
+// Relative URLs, so the page also works under a proxy's path prefix. No
+// validator badge: Swagger UI would otherwise send the document to swagger.io.
+const PAGE = `<!doctype html>
+<html lang="en">
+<head>
+  <meta charset="utf-8">
+  <meta name="viewport" content="width=device-width, initial-scale=1">
+  <title>Animal Store API</title>
+  <link rel="stylesheet" href="docs/swagger-ui.css">
+</head>
+<body>
+  <div id="swagger-ui"></div>
+  <script src="docs/swagger-ui-bundle.js"></script>
+  <script>
+    window.ui = SwaggerUIBundle({
+      url: 'openapi.json',
+      dom_id: '#swagger-ui',
+      validatorUrl: null,
+      deepLinking: true,
+      persistAuthorization: true,
+      displayRequestDuration: true
+    })
+  </script>
+</body>
+</html>
+`
+
+const DAY = 'public, max-age=86400'
+
+/**
+ * `GET /openapi.json` and the Swagger UI at `/docs`, every asset served from
+ * the local swagger-ui-dist (embedded in the compiled binary), so the docs
+ * work air-gapped. None of them needs a key.
+ */
+export function docsRoutes({ app, publicUrl }: DocsOptions) {
+  let document: string | undefined
+  return new Elysia({ name: 'docs' })
+    .get(
+      '/openapi.json',
+      () => {
+        document ??= JSON.stringify(buildOpenApiDocument(app(), { publicUrl }))
+        return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get(
+      '/docs',
+      ({ request }) => {
+        // "/docs/" would resolve the page's relative URLs one folder too deep.
+        if (new URL(request.url).pathname.endsWith('/')) return new Response(null, { status: 308, headers: { location: '../docs' } })
+        return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+      },
+      { detail: { hide: true } },
+    )
+    .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), { detail: { hide: true } })
+    .get('/docs/swagger-ui.css', () => asset(swaggerCss, 'text/css; charset=utf-8'), { detail: { hide: true } })
+}
+
+function asset(path: string, contentType: string): Response {
+  return new Response(Bun.file(path), { headers: { 'content-type': contentType, 'cache-control': DAY } })
+}

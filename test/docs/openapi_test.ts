@@ -1,0 +1,150 @@
+import SwaggerParser from '@apidevtools/swagger-parser'
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { json, makeTestApp } from '../helpers'
+import { tempDir } from '../process_helpers'
+
+async function servedDocument(publicUrl?: string) {
+  const { call } = await makeTestApp(publicUrl ? { publicUrl } : {})
+  const response = await call('GET', '/openapi.json', { key: null })
+  expect(response.status).toBe(200)
+  expect(response.headers.get('content-type')).toStartWith('application/json')
+  return json(response)
+}
+
+const OPERATIONS = [
+  ['/pets', 'get', 'listPets', ['200', '400', '401', '429', '500']],
+  ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '429', '500']],
+  ['/pets/{petId}', 'get', 'getPet', ['200', '400', '401', '404', '429', '500']],
+] as const
+
+describe('GET /openapi.json', () => {
+  test('passes @apidevtools/swagger-parser validation', async () => {
+    const document = await servedDocument()
+    await SwaggerParser.validate(structuredClone(document))
+  })
+
+  test('passes redocly lint with no errors', async () => {
+    const document = await servedDocument('https://pets.example')
+    const workspace = tempDir('animal-store-openapi-')
+    try {
+      const file = join(workspace.dir, 'openapi.json')
+      await Bun.write(file, JSON.stringify(document))
+      const lint = Bun.spawn([join(import.meta.dir, '../../node_modules/.bin/redocly'), 'lint', file, '--format=json'], {
+        stdout: 'pipe',
+        stderr: 'pipe',
+        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+      })
+      const [stdout, code] = await Promise.all([new Response(lint.stdout).text(), lint.exited])
+      const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { message: string; severity: string }[] }
+      expect(report.problems.filter((p) => p.severity === 'error')).toEqual([])
+      expect(report.totals.errors).toBe(0)
+      expect(code).toBe(0)
+    } finally {
+      workspace.cleanup()
+    }
+  }, 60_000)
+
+  test('describes exactly the three operations, under a server ending in /v1', async () => {
+    const document = await servedDocument()
+    expect(document.openapi).toStartWith('3.1')
+    expect(document.info.version).toBe('1.0.0')
+    expect(document.servers).toEqual([expect.objectContaining({ url: '/v1' })])
+    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}'])
+    const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
+    expect(ids).toEqual(['listPets', 'createPet', 'getPet'])
+    expect(Object.keys(document.paths['/pets'])).toEqual(['get', 'post'])
+  })
+
+  test('puts PUBLIC_URL in servers', async () => {
+    expect((await servedDocument('https://pets.example/api')).servers[0].url).toBe('https://pets.example/api/v1')
+  })
+
+  test('marks getPet deprecated with its sunset date', async () => {
+    const getPet = (await servedDocument()).paths['/pets/{petId}'].get
+    expect(getPet.deprecated).toBe(true)
+    expect(getPet.description).toContain('5 December 2030')
+    expect(getPet.description).toContain('Thu, 05 Dec 2030 00:00:00 GMT')
+  })
+
+  test('has the NewPet, Pet, PetStatus and Error components', async () => {
+    const { schemas } = (await servedDocument()).components
+    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus'])
+    expect(schemas.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] })
+    expect(schemas.NewPet.required).toEqual(['name', 'categoryId'])
+    expect(schemas.NewPet.additionalProperties).toBe(false)
+    expect(schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status'])
+    expect(schemas.Error.required).toEqual(['code', 'message', 'status'])
+    expect(schemas.NewPet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64', minimum: 1, maximum: 9007199254740991 })
+    expect(schemas.NewPet.properties.status).toEqual({ $ref: '#/components/schemas/PetStatus' })
+  })
+
+  test('secures every operation with the bearer scheme', async () => {
+    const document = await servedDocument()
+    expect(document.components.securitySchemes.bearerAuth).toMatchObject({ type: 'http', scheme: 'bearer' })
+    for (const [path, method] of OPERATIONS) expect(document.paths[path][method].security).toEqual([{ bearerAuth: [] }])
+  })
+
+  test('lists every response each operation can give, with the rate-limit headers on each', async () => {
+    const document = await servedDocument()
+    const resolve = (response: { $ref?: string }) =>
+      response.$ref ? document.components.responses[response.$ref.split('/').pop()!] : response
+    for (const [path, method, , statuses] of OPERATIONS) {
+      const responses = document.paths[path][method].responses
+      expect(Object.keys(responses)).toEqual([...statuses])
+      for (const status of statuses) {
+        const response = resolve(responses[status])
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']))
+        if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+        if (status === '429') expect(response.headers).toHaveProperty('Retry-After')
+        if (status === '401') expect(response.headers).toHaveProperty('WWW-Authenticate')
+        if (path === '/pets/{petId}' && status !== '401' && status !== '429' && status !== '500') {
+          expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']))
+        }
+      }
+    }
+    expect(document.paths['/pets'].post.responses['201'].headers).toHaveProperty('Location')
+    expect(document.paths['/pets'].get.responses['200'].headers).toHaveProperty('Link')
+  })
+
+  test('writes integers as integers, with the limits the routes enforce', async () => {
+    const document = await servedDocument()
+    const parameters = Object.fromEntries(document.paths['/pets'].get.parameters.map((p: { name: string }) => [p.name, p]))
+    expect(parameters.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
+    expect(parameters.after.schema).toMatchObject({ type: 'integer', minimum: 0 })
+    expect(parameters.status.schema).toEqual({ $ref: '#/components/schemas/PetStatus' })
+    expect(document.paths['/pets/{petId}'].get.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } })
+    expect(JSON.stringify(document)).not.toContain('anyOf')
+  })
+
+  test('documents a JSON request body for createPet', async () => {
+    const body = (await servedDocument()).paths['/pets'].post.requestBody
+    expect(body).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } })
+    expect(Object.keys(body.content)).toEqual(['application/json'])
+  })
+})
+
+describe('GET /docs', () => {
+  test('serves Swagger UI from local assets, without a key and without any outside URL', async () => {
+    const { call } = await makeTestApp()
+    const page = await call('GET', '/docs', { key: null })
+    expect(page.status).toBe(200)
+    expect(page.headers.get('content-type')).toStartWith('text/html')
+    const html = await page.text()
+    expect(html).not.toMatch(/https?:\/\//)
+    expect(html).toContain('validatorUrl: null')
+    for (const asset of ['docs/swagger-ui-bundle.js', 'docs/swagger-ui.css']) {
+      expect(html).toContain(asset)
+      const response = await call('GET', `/${asset}`, { key: null })
+      expect(response.status).toBe(200)
+      expect((await response.arrayBuffer()).byteLength).toBeGreaterThan(100_000)
+    }
+  })
+
+  test('redirects /docs/ to /docs so relative asset URLs resolve', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('GET', '/docs/', { key: null })
+    expect(response.status).toBe(308)
+    expect(response.headers.get('location')).toBe('../docs')
+  })
+})
