@@ -12,6 +12,7 @@ import { hashApiKey } from '../src/keys/api_key'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import { SqliteKeyStore } from '../src/keys/store'
+import { createLogger } from '../src/log'
 import { SqlitePetStore } from '../src/pets/store'
 
 const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } } })
@@ -26,7 +27,7 @@ const { secret } = await issueKey(keys, { name: 'bench', plan: 'free', ...PLAN_L
 const header = `Bearer ${secret}`
 const hash = hashApiKey(secret)
 const snapshot = new Map([[hash, keys.findActive(hash)]])
-const app = createApp({ pets, keys })
+const app = createApp({ pets, keys, logger: createLogger('silent') })
 const request = () => new Request('http://localhost/v1/pets?limit=20', { headers: { authorization: header } })
 
 async function time(run: () => unknown | Promise<unknown>): Promise<number> {

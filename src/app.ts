@@ -2,8 +2,11 @@ import { Elysia } from 'elysia'
 import { apiGuard } from './auth/guard'
 import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
+import { healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
+import { requestLog } from './http/request_log'
 import type { KeyStore } from './keys/store'
+import { errorFields, type Logger } from './log'
 import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter'
@@ -20,22 +23,31 @@ export interface AppDeps {
   trustProxy?: boolean
   /** Public base URL without `/v1`; when absent, derived from each request. */
   publicUrl?: string
-  /** Told about every unexpected error before the client gets a bare 500. */
-  reportUnexpected?: (error: unknown) => void
+  /** Request lines and unexpected errors go here. */
+  logger: Logger
 }
 
 /**
- * The one Elysia chain, in the order a request meets it: errors are mapped
- * first (so validation failures become 400s), the guard authenticates and
- * rate-limits, then the routes. `normalize: false` makes unknown properties a 400 instead of
+ * The one Elysia chain, in the order a request meets it: the request log
+ * wraps everything, errors are mapped first (so validation failures become
+ * 400s), the guard authenticates and rate-limits, then the routes. `normalize: false` makes unknown properties a 400 instead of
  * silently stripping them.
  */
 export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false })
+  const keyIds = new WeakMap<Request, number>()
+  const { logger } = deps
   return app
-    .use(errorMapper({ allowedMethods: allowedMethods(() => app.routes), reportUnexpected: deps.reportUnexpected ?? logUnexpected }))
+    .use(requestLog({ logger, keyIds }))
+    .use(
+      errorMapper({
+        allowedMethods: allowedMethods(() => app.routes),
+        reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
+      }),
+    )
     .use(
       apiGuard({
+        keyIds,
         keys: deps.keys,
         limiter: deps.limiter ?? new MemoryRateLimiter(),
         clock: deps.clock ?? Date.now,
@@ -45,12 +57,8 @@ export function createApp(deps: AppDeps) {
     )
     .use(petRoutes(deps))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
+    .use(healthRoutes({ databaseAnswers: () => deps.pets.answers() }))
 }
 
 /** The app's type, for code that receives one. */
 export type App = ReturnType<typeof createApp>
-
-function logUnexpected(error: unknown): void {
-  const detail = error instanceof Error ? { name: error.name, message: error.message, stack: error.stack } : { error: String(error) }
-  console.error(JSON.stringify({ level: 'error', msg: 'unexpected error', ...detail }))
-}

@@ -6,6 +6,7 @@ import type { Io } from './keys/cli'
 import { issueKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
 import { SqliteKeyStore, type KeyStore } from './keys/store'
+import { createLogger } from './log'
 import { SqlitePetStore } from './pets/store'
 
 /**
@@ -26,7 +27,7 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
   const db = openOrExplain(config)
   const keys = new SqliteKeyStore(db)
   await createFirstKey(keys, io)
-  const app = createApp({ pets: new SqlitePetStore(db), keys, publicUrl: config.publicUrl, trustProxy: config.trustProxy })
+  const app = createApp({ pets: new SqlitePetStore(db), keys, publicUrl: config.publicUrl, trustProxy: config.trustProxy, logger: createLogger(config.logLevel) })
   // reusePort off: a second server on a busy port must fail, not share it silently.
   app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: BUN_MAX_BODY_BYTES })
   const server = app.server!

@@ -51,22 +51,24 @@ describe('Error bodies', () => {
   })
 
   test('500 internal_error for anything unexpected, reported and not leaked', async () => {
-    const reported: unknown[] = []
     const failing: PetStore = {
       list: () => {
         throw new Error('disk on fire at /secret/path')
       },
       create: () => Promise.reject(new Error('nope')),
       get: () => undefined,
+      answers: () => true,
     }
-    const { call } = await makeTestApp({ pets: failing, reportUnexpected: (error) => reported.push(error) })
+    const { call, logs } = await makeTestApp({ pets: failing })
+    const reported = () => logs.filter((line) => line.msg === 'unexpected error')
     const response = await call('GET', '/v1/pets')
     const error = await expectError(response, 500, 'internal_error')
     expect(error.message).toBe('Internal server error')
     expect(JSON.stringify(error)).not.toContain('secret')
-    expect(reported).toHaveLength(1)
+    expect(reported()).toHaveLength(1)
+    expect(reported()[0]).toMatchObject({ level: 'error', error: 'disk on fire at /secret/path' })
     await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } }), 500, 'internal_error')
-    expect(reported).toHaveLength(2)
+    expect(reported()).toHaveLength(2)
   })
 })
 

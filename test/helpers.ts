@@ -4,6 +4,7 @@ import { openDatabase } from '../src/db/open'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import { SqliteKeyStore, type NewApiKey } from '../src/keys/store'
+import { createLogger } from '../src/log'
 import { SqlitePetStore } from '../src/pets/store'
 
 /** Elysia finds the path after the 11th character, so the host must be at least this long. */
@@ -29,7 +30,9 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: New
   const keys = new SqliteKeyStore(db)
   const pets = new SqlitePetStore(db)
   const { key, secret } = await issueKey(keys, keyPlan)
-  const app = createApp({ pets, keys, ...overrides })
+  const logs: Record<string, unknown>[] = []
+  const logger = createLogger('info', (line) => logs.push(JSON.parse(line)))
+  const app = createApp({ pets, keys, logger, ...overrides })
 
   async function call(method: string, path: string, request: TestRequest = {}): Promise<Response> {
     const headers = new Headers(request.headers)
@@ -44,7 +47,7 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: New
     return app.handle(new Request(BASE + path, { method, headers, body }))
   }
 
-  return { app, db, keys, pets, key, secret, call }
+  return { app, db, keys, pets, key, secret, call, logs }
 }
 
 /** Reads a response body as JSON, typed loosely for assertions. */

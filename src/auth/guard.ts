@@ -20,6 +20,8 @@ export interface ApiGuardOptions {
   trustProxy: boolean
   /** The peer address of the socket a request came on, when there is one. */
   socketAddress: (request: Request) => string | undefined
+  /** Where to note which key a request authenticated with, for the request log. */
+  keyIds: WeakMap<Request, number>
 }
 
 /** Whether a path belongs to the versioned API, which needs a key. */
@@ -34,13 +36,14 @@ export function isApiPath(path: string): boolean {
  * is counted and carries the rate-limit headers, and an unknown path, a bad
  * body or a wrong method without a valid key is a 401 like any other.
  */
-export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress }: ApiGuardOptions) {
+export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, keyIds }: ApiGuardOptions) {
   return new Elysia({ name: 'api-guard' }).onRequest((context) => {
     const { request, set } = context
     // Elysia puts the raw path on every context (see its createContext); only its type omits it here.
     if (!isApiPath((context as typeof context & { path: string }).path)) return
     const authorization = request.headers.get('authorization')
     const key = authenticate(authorization, keys)
+    if (key !== undefined) keyIds.set(request, key.id)
     // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
       ? limiter.consume(`key:${key.id}`, key, clock())

@@ -20,6 +20,8 @@ export interface PetStore {
   list(query: PetListQuery): Awaitable<PetPage>
   create(pet: NewPet): Awaitable<Pet>
   get(id: number): Awaitable<Pet | undefined>
+  /** Whether the database answers a trivial query: for `/health`. */
+  answers(): Awaitable<boolean>
 }
 
 const COLUMNS = 'id, name, category_id AS categoryId, status'
@@ -30,6 +32,7 @@ export class SqlitePetStore implements PetStore {
   #pageByStatus: Statement<Pet, [string, number, number]>
   #insert: Statement<Pet, [string, number, string]>
   #byId: Statement<Pet, [number]>
+  #ping: Statement<{ one: number }, []>
 
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`)
@@ -37,6 +40,7 @@ export class SqlitePetStore implements PetStore {
     this.#pageByStatus = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
     this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
+    this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
   }
 
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
@@ -55,5 +59,14 @@ export class SqlitePetStore implements PetStore {
 
   get(id: number): Pet | undefined {
     return this.#byId.get(id) ?? undefined
+  }
+
+  answers(): boolean {
+    try {
+      this.#ping.get()
+      return true
+    } catch {
+      return false
+    }
   }
 }

@@ -4,6 +4,7 @@ import { SqliteKeyStore } from '../../src/keys/store'
 import { SqlitePetStore } from '../../src/pets/store'
 import { createApp } from '../../src/app'
 import { issueKey } from '../../src/keys/issue'
+import { createLogger } from '../../src/log'
 import { MINUTE_MS } from '../../src/ratelimit/limiter'
 import { BASE, expectError, FREE, makeTestApp } from '../helpers'
 import { tempDir } from '../process_helpers'
@@ -137,7 +138,7 @@ describe('key changes on a running server', () => {
       const path = `${workspace.dir}/store.sqlite`
       const serverDb = openDatabase(path)
       const keys = new SqliteKeyStore(serverDb)
-      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => T0 })
+      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => T0, logger: createLogger('silent') })
       const cli = new SqliteKeyStore(openDatabase(path))
       const { key, secret } = await issueKey(cli, FREE)
       const get = () => app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
@@ -160,7 +161,7 @@ describe('over a real port', () => {
     const db = openDatabase(':memory:')
     const keys = new SqliteKeyStore(db)
     const { secret } = await issueKey(keys, FREE)
-    const app = createApp({ pets: new SqlitePetStore(db), keys })
+    const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
@@ -183,7 +184,7 @@ describe('over a real port', () => {
 
   test('counts anonymous requests per socket address', async () => {
     const db = openDatabase(':memory:')
-    const app = createApp({ pets: new SqlitePetStore(db), keys: new SqliteKeyStore(db) })
+    const app = createApp({ pets: new SqlitePetStore(db), keys: new SqliteKeyStore(db), logger: createLogger('silent') })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`

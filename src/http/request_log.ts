@@ -1,0 +1,51 @@
+import { Elysia } from 'elysia'
+import type { Logger } from '../log'
+
+// Kept when a client or proxy sends one of these; anything else is replaced.
+const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
+
+/** The request id to answer with: the caller's when it is a sane token, else a new UUID. */
+export function requestIdFor(header: string | null): string {
+  return header !== null && SANE_REQUEST_ID.test(header) ? header : crypto.randomUUID()
+}
+
+/** What the request log needs. */
+export interface RequestLogOptions {
+  logger: Logger
+  /** Where the guard notes which key a request authenticated with. */
+  keyIds: WeakMap<Request, number>
+}
+
+/**
+ * Wraps the whole app, so it sees every response, including those that hooks
+ * answer early (401, 429): it puts `X-Request-Id` on the response and writes
+ * one log line with method, path, status, duration, request id and key id.
+ */
+export function requestLog({ logger, keyIds }: RequestLogOptions) {
+  return new Elysia({ name: 'request-log' }).wrap(
+    (handle) => (request: Request) => {
+      const started = performance.now()
+      const requestId = requestIdFor(request.headers.get('x-request-id'))
+      const finish = (response: Response): Response => {
+        response.headers.set('x-request-id', requestId)
+        logger.info('request', {
+          method: request.method,
+          path: pathOf(request.url),
+          status: response.status,
+          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+          requestId,
+          keyId: keyIds.get(request),
+        })
+        return response
+      }
+      const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
+      return result instanceof Promise ? result.then(finish) : finish(result)
+    },
+  )
+}
+
+function pathOf(url: string): string {
+  const start = url.indexOf('/', url.indexOf('//') + 2)
+  const query = url.indexOf('?', start)
+  return start === -1 ? '/' : url.slice(start, query === -1 ? undefined : query)
+}

@@ -1,0 +1,91 @@
+import { describe, expect, test } from 'bun:test'
+import { hashApiKey } from '../../src/keys/api_key'
+import { createLogger } from '../../src/log'
+import { FREE, makeTestApp } from '../helpers'
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/
+
+describe('X-Request-Id', () => {
+  test('is on every response, early refusals and paths outside /v1 included', async () => {
+    const { call } = await makeTestApp({}, FREE)
+    const responses = [
+      await call('GET', '/v1/pets'),
+      await call('GET', '/v1/pets', { key: null }),
+      await call('GET', '/v1/pets?limit=0'),
+      await call('DELETE', '/v1/pets'),
+      await call('GET', '/nowhere', { key: null }),
+      await call('GET', '/health', { key: null }),
+      await call('GET', '/openapi.json', { key: null }),
+      await call('GET', '/docs', { key: null }),
+    ]
+    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets')
+    responses.push(await call('GET', '/v1/pets'))
+    expect(responses.at(-1)!.status).toBe(429)
+    for (const response of responses) expect(response.headers.get('x-request-id')).toMatch(UUID)
+    expect(new Set(responses.map((r) => r.headers.get('x-request-id'))).size).toBe(responses.length)
+  })
+
+  test.each(['abc-123', 'req_01HZX.9:2', 'x'.repeat(128)])('keeps the sane id "%s" a caller sends', async (id) => {
+    const { call } = await makeTestApp()
+    expect((await call('GET', '/v1/pets', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toBe(id)
+  })
+
+  test.each(['', 'has space', 'x'.repeat(129), '<script>', 'a"b'])('replaces the unsafe id "%s"', async (id) => {
+    const { call } = await makeTestApp()
+    expect((await call('GET', '/v1/pets', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toMatch(UUID)
+  })
+})
+
+describe('the request log', () => {
+  test('writes one JSON line per request with method, path, status, duration, request id and key id', async () => {
+    const { call, logs, key } = await makeTestApp()
+    const response = await call('GET', '/v1/pets?limit=5')
+    await call('GET', '/v1/pets', { key: null })
+    expect(logs).toHaveLength(2)
+    expect(logs[0]).toEqual({
+      time: expect.any(String),
+      level: 'info',
+      msg: 'request',
+      method: 'GET',
+      path: '/v1/pets',
+      status: 200,
+      durationMs: expect.any(Number),
+      requestId: response.headers.get('x-request-id'),
+      keyId: key.id,
+    })
+    expect(logs[1]).toMatchObject({ status: 401, path: '/v1/pets' })
+    expect(logs[1]!.keyId).toBeUndefined()
+  })
+
+  test('never contains the key or its hash', async () => {
+    const { call, logs, secret } = await makeTestApp()
+    await call('GET', '/v1/pets')
+    await call('POST', '/v1/pets', { body: { name: secret, categoryId: 1 } })
+    await call('GET', `/v1/pets?status=${secret}`)
+    const text = JSON.stringify(logs)
+    expect(logs).toHaveLength(3)
+    expect(text).not.toContain(hashApiKey(secret))
+    expect(text).not.toContain(secret)
+  })
+
+  test('is silent below LOG_LEVEL', async () => {
+    const lines: string[] = []
+    const { call } = await makeTestApp({ logger: createLogger('warn', (line) => lines.push(line)) })
+    await call('GET', '/v1/pets')
+    expect(lines).toEqual([])
+  })
+})
+
+describe('createLogger', () => {
+  test('writes each level at or above the threshold', () => {
+    const lines: string[] = []
+    const logger = createLogger('warn', (line) => lines.push(line))
+    logger.info('no')
+    logger.warn('yes', { a: 1 })
+    logger.error('also')
+    expect(lines.map((line) => JSON.parse(line))).toEqual([
+      { time: expect.any(String), level: 'warn', msg: 'yes', a: 1 },
+      { time: expect.any(String), level: 'error', msg: 'also' },
+    ])
+  })
+})
