@@ -21,6 +21,8 @@ export interface AppDeps {
   clock?: () => number
   /** Whether the first `X-Forwarded-For` hop names the client (TRUST_PROXY). */
   trustProxy?: boolean
+  /** The socket peer of a request; by default asked of the server `app.listen` started. */
+  socketAddress?: (request: Request) => string | undefined
   /** Public base URL without `/v1`; when absent, derived from each request. */
   publicUrl?: string
   /** Request lines and unexpected errors go here. */
@@ -52,7 +54,7 @@ export function createApp(deps: AppDeps) {
         limiter: deps.limiter ?? new MemoryRateLimiter(),
         clock: deps.clock ?? Date.now,
         trustProxy: deps.trustProxy ?? false,
-        socketAddress: (request) => app.server?.requestIP(request)?.address,
+        socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
       }),
     )
     .use(petRoutes(deps))

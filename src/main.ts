@@ -7,9 +7,19 @@ if (typeof result === 'number') {
   process.exitCode = result
 } else {
   const service = result
+  let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.once(signal, () => {
-      void service.stop().then(() => process.exit(0))
+    process.on(signal, () => {
+      if (stopping) return
+      stopping = true
+      process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`)
+      service.stop().then(
+        () => process.exit(0),
+        (error: unknown) => {
+          process.stderr.write(`Stop failed: ${String(error)}\n`)
+          process.exit(1)
+        },
+      )
     })
   }
 }

@@ -15,30 +15,60 @@ import { SqlitePetStore } from './pets/store'
  */
 export const BUN_MAX_BODY_BYTES = 1024 * 1024
 
+/** How long a stop waits for in-flight requests before closing their connections. */
+export const SHUTDOWN_TIMEOUT_MS = 10_000
+
 /** A service that is listening. */
 export interface RunningService {
   url: string
-  /** Stops accepting, lets in-flight requests finish, closes the database. */
-  stop(): Promise<void>
+  /**
+   * Stops accepting connections, lets in-flight requests finish (for at most
+   * `timeoutMs`, then closes what is left), and closes the database.
+   */
+  stop(timeoutMs?: number): Promise<void>
 }
+
+/** How long a stop keeps serving, with `Connection: close`, so keep-alive clients leave cleanly. */
+export const DRAIN_MS = 500
 
 /** Opens the database, makes the first key if there is none, and listens. */
 export async function startService(config: Config, io: Io): Promise<RunningService> {
   const db = openOrExplain(config)
   const keys = new SqliteKeyStore(db)
   await createFirstKey(keys, io)
-  const app = createApp({ pets: new SqlitePetStore(db), keys, publicUrl: config.publicUrl, trustProxy: config.trustProxy, logger: createLogger(config.logLevel) })
-  // reusePort off: a second server on a busy port must fail, not share it silently.
-  app.listen({ port: config.port, hostname: config.host, reusePort: false, maxRequestBodySize: BUN_MAX_BODY_BYTES })
-  const server = app.server!
+  const app = createApp({
+    pets: new SqlitePetStore(db),
+    keys,
+    publicUrl: config.publicUrl,
+    trustProxy: config.trustProxy,
+    logger: createLogger(config.logLevel),
+    socketAddress: (request) => server.requestIP(request)?.address,
+  })
+  let draining = false
+  const server = Bun.serve({
+    port: config.port,
+    hostname: config.host,
+    // A second server on a busy port must fail, not share it silently.
+    reusePort: false,
+    maxRequestBodySize: BUN_MAX_BODY_BYTES,
+    async fetch(request) {
+      const response = await app.fetch(request)
+      // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
+      if (draining) response.headers.set('connection', 'close')
+      return response
+    },
+  })
   // A wildcard address is not something to paste into a browser; loopback is.
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
   const url = `http://${host}:${server.port}`
   io.err(`Animal Store listening on ${url} (database ${config.databasePath})`)
   return {
     url,
-    async stop() {
-      await server.stop()
+    async stop(timeoutMs = SHUTDOWN_TIMEOUT_MS) {
+      draining = true
+      await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
+      const finished = await Promise.race([server.stop().then(() => true), Bun.sleep(timeoutMs).then(() => false)])
+      if (!finished) await server.stop(true)
       db.close()
     },
   }

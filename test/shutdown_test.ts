@@ -1,0 +1,59 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { printedKey, startServer, tempDir } from './process_helpers'
+
+describe('SIGTERM', () => {
+  test('answers every request the server accepted, and exits 0', async () => {
+    const workspace = tempDir('animal-store-stop-')
+    try {
+      const path = join(workspace.dir, 'store.sqlite')
+      const server = await startServer({ DATABASE_PATH: path, LOG_LEVEL: 'warn' })
+      const key = printedKey(server.stderr())
+      // Make the key unlimited, so every request is a write.
+      new Database(path).run("UPDATE api_keys SET plan = 'enterprise', rpm = 1000000, rpd = 1000000000")
+      let stopped = false
+      const outcomes = { created: 0, notAccepted: 0, broken: [] as string[] }
+      // Eight clients writing pets back to back until the server is gone.
+      const client = async (n: number) => {
+        for (let i = 0; ; i++) {
+          try {
+            const response = await fetch(`${server.url}/v1/pets`, {
+              method: 'POST',
+              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+              body: JSON.stringify({ name: `client ${n} pet ${i}`, categoryId: 1 }),
+            })
+            await response.json()
+            expect(response.status).toBe(201)
+            outcomes.created++
+          } catch (error) {
+            const code = (error as { code?: string }).code ?? String(error)
+            // Once the listener closes, a new connection is refused, or reset if it was still in the
+            // kernel's accept queue: the server never saw that request (checked below against the database).
+            if (stopped && ['ConnectionRefused', 'ECONNREFUSED', 'ECONNRESET'].includes(code)) {
+              outcomes.notAccepted++
+              return
+            }
+            outcomes.broken.push(code)
+            return
+          }
+        }
+      }
+      const clients = Array.from({ length: 8 }, (_, n) => client(n))
+      await Bun.sleep(300)
+      stopped = true
+      const exit = server.stop()
+      await Promise.all(clients)
+      expect(await exit).toBe(0)
+      expect(outcomes.broken).toEqual([])
+      expect(outcomes.notAccepted).toBe(8)
+      expect(outcomes.created).toBeGreaterThan(0)
+      // Every pet the server stored was answered with its 201: no accepted request went unanswered.
+      const stored = new Database(path, { readonly: true }).query('SELECT count(*) AS n FROM pets').get() as { n: number }
+      expect(stored.n).toBe(outcomes.created)
+      expect(server.stderr()).toContain('SIGTERM: finishing in-flight requests')
+    } finally {
+      workspace.cleanup()
+    }
+  })
+})
