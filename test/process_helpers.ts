@@ -18,9 +18,18 @@ export interface CliResult {
   stderr: string
 }
 
-/** Runs `src/main.ts` with these arguments, as a user would, and waits for it. */
-export async function runCli(args: string[], env: Record<string, string> = {}): Promise<CliResult> {
-  const proc = Bun.spawn([process.execPath, MAIN, ...args], { cwd: ROOT, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
+/** How to start the program: `bun src/main.ts` unless a test says otherwise (the compiled binary). */
+export interface Program {
+  command: string[]
+  cwd: string
+}
+
+/** The source tree run by Bun, as `npm start` does. */
+export const FROM_SOURCE: Program = { command: [process.execPath, MAIN], cwd: ROOT }
+
+/** Runs the program with these arguments, as a user would, and waits for it. */
+export async function runCli(args: string[], env: Record<string, string> = {}, program: Program = FROM_SOURCE): Promise<CliResult> {
+  const proc = Bun.spawn([...program.command, ...args], { cwd: program.cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
   const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
   return { code, stdout, stderr }
 }
@@ -36,9 +45,9 @@ export interface ServerProcess {
 }
 
 /** Starts `serve` on a free port and waits (at most `timeoutMs`) for its "listening" line. */
-export async function startServer(env: Record<string, string>, timeoutMs = 10_000): Promise<ServerProcess> {
-  const proc = Bun.spawn([process.execPath, MAIN, 'serve'], {
-    cwd: ROOT,
+export async function startServer(env: Record<string, string>, program: Program = FROM_SOURCE, timeoutMs = 10_000): Promise<ServerProcess> {
+  const proc = Bun.spawn([...program.command, 'serve'], {
+    cwd: program.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdout: 'pipe',
     stderr: 'pipe',
