@@ -14,11 +14,12 @@ const API_PREFIX = '/v1'
 
 const ref = (kind: 'schemas' | 'headers' | 'responses', name: string) => ({ $ref: `#/components/${kind}/${name}` })
 
-/** Headers on every response under /v1. */
-const RATE_LIMIT_HEADERS = {
+/** Headers on every response under /v1: the rate limit and the request id. */
+const EVERY_RESPONSE_HEADERS = {
   'X-RateLimit-Limit': ref('headers', 'XRateLimitLimit'),
   'X-RateLimit-Remaining': ref('headers', 'XRateLimitRemaining'),
   'X-RateLimit-Reset': ref('headers', 'XRateLimitReset'),
+  'X-Request-Id': ref('headers', 'XRequestId'),
 }
 
 const GET_PET_HEADERS = {
@@ -32,7 +33,7 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
   listPets: {
     '200': {
       description: 'A page of animals in ascending id order',
-      headers: { ...RATE_LIMIT_HEADERS, Link: ref('headers', 'NextLink') },
+      headers: { ...EVERY_RESPONSE_HEADERS, Link: ref('headers', 'NextLink') },
       content: { 'application/json': { schema: { type: 'array', items: ref('schemas', 'Pet') } } },
     },
     '400': ref('responses', 'InvalidRequest'),
@@ -43,7 +44,7 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
   createPet: {
     '201': {
       description: 'The stored animal, with the id the service assigned',
-      headers: { ...RATE_LIMIT_HEADERS, Location: ref('headers', 'Location') },
+      headers: { ...EVERY_RESPONSE_HEADERS, Location: ref('headers', 'Location') },
       content: { 'application/json': { schema: ref('schemas', 'Pet') } },
     },
     '400': ref('responses', 'InvalidRequest'),
@@ -56,12 +57,12 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
   getPet: {
     '200': {
       description: 'The animal',
-      headers: { ...RATE_LIMIT_HEADERS, ...GET_PET_HEADERS },
+      headers: { ...EVERY_RESPONSE_HEADERS, ...GET_PET_HEADERS },
       content: { 'application/json': { schema: ref('schemas', 'Pet') } },
     },
-    '400': errorResponse('The id is not an integer from 1 to 2^53 - 1', GET_PET_HEADERS),
+    '400': errorResponse('invalid_request: the id is not an integer from 1 to 2^53 - 1', 'invalid_request', 400, '"petId" must be an integer from 1 to 9007199254740991', GET_PET_HEADERS),
     '401': ref('responses', 'Unauthorized'),
-    '404': errorResponse('No animal has this id', GET_PET_HEADERS),
+    '404': errorResponse('not_found: no animal has this id', 'not_found', 404, 'Pet 42 does not exist', GET_PET_HEADERS),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
   },
@@ -148,11 +149,17 @@ function useStatusRef(document: Document): Document {
   }) as Document
 }
 
-function errorResponse(description: string, extraHeaders: Record<string, OpenAPIV3_1.ReferenceObject> = {}): OpenAPIV3_1.ResponseObject {
+function errorResponse(
+  description: string,
+  code: string,
+  status: number,
+  message: string,
+  extraHeaders: Record<string, OpenAPIV3_1.ReferenceObject | Header> = {},
+): OpenAPIV3_1.ResponseObject {
   return {
     description,
-    headers: { ...RATE_LIMIT_HEADERS, ...extraHeaders },
-    content: { 'application/json': { schema: ref('schemas', 'Error') } },
+    headers: { ...EVERY_RESPONSE_HEADERS, ...extraHeaders },
+    content: { 'application/json': { schema: ref('schemas', 'Error'), example: { code, message, status } } },
   }
 }
 
@@ -164,6 +171,7 @@ const HEADERS = {
   XRateLimitLimit: integerHeader('The limit of the window described: the minute, or the UTC day when it has fewer requests left', 60),
   XRateLimitRemaining: integerHeader('Requests left in that window', 59),
   XRateLimitReset: integerHeader('Unix time (seconds) at which that window ends', 1795262460),
+  XRequestId: stringHeader("The request's id: the caller's X-Request-Id when it is a sane token, else a new UUID; also in the log line", '6f1c9a0e-1b1f-4a53-9d2a-0c1c2b3d4e5f'),
   RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
   WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
@@ -174,18 +182,25 @@ const HEADERS = {
 }
 
 const RESPONSES = {
-  InvalidRequest: errorResponse('invalid_request: a query, path or body value fails validation, or the body is not a JSON object'),
-  Unauthorized: {
-    ...errorResponse('unauthorized: the API key is missing, malformed, unknown or revoked'),
-    headers: { ...RATE_LIMIT_HEADERS, 'WWW-Authenticate': ref('headers', 'WWWAuthenticate') },
-  },
-  PayloadTooLarge: errorResponse(`payload_too_large: the body is over ${MAX_BODY_BYTES} bytes`),
-  UnsupportedMediaType: errorResponse('unsupported_media_type: the body is not application/json'),
-  TooManyRequests: {
-    ...errorResponse('rate_limit_exceeded, or key_banned after hammering: wait Retry-After seconds'),
-    headers: { ...RATE_LIMIT_HEADERS, 'Retry-After': ref('headers', 'RetryAfter') },
-  },
-  InternalError: errorResponse('internal_error: something unexpected; details are logged, never sent'),
+  InvalidRequest: errorResponse(
+    'invalid_request: a query, path or body value fails validation, or the body is not a JSON object',
+    'invalid_request',
+    400,
+    '"limit" must be an integer from 1 to 100',
+  ),
+  Unauthorized: errorResponse('unauthorized: the API key is missing, malformed, unknown or revoked', 'unauthorized', 401, 'The API key is unknown or revoked', {
+    'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
+  }),
+  PayloadTooLarge: errorResponse(`payload_too_large: the body is over ${MAX_BODY_BYTES} bytes`, 'payload_too_large', 413, `Request body must not exceed ${MAX_BODY_BYTES} bytes`),
+  UnsupportedMediaType: errorResponse('unsupported_media_type: the body is not application/json', 'unsupported_media_type', 415, 'Content-Type must be application/json'),
+  TooManyRequests: errorResponse(
+    'rate_limit_exceeded, or key_banned after hammering: wait Retry-After seconds',
+    'rate_limit_exceeded',
+    429,
+    'Rate limit of 60 requests per minute exceeded; retry after 12 s',
+    { 'Retry-After': ref('headers', 'RetryAfter') },
+  ),
+  InternalError: errorResponse('internal_error: something unexpected; details are logged, never sent', 'internal_error', 500, 'Internal server error'),
 }
 
 const DESCRIPTION = `Manages the animals held in a store.

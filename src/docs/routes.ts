@@ -29,6 +29,7 @@ const PAGE = `<!doctype html>
       dom_id: '#swagger-ui',
       validatorUrl: null,
       deepLinking: true,
+      displayOperationId: true,
       persistAuthorization: true,
       displayRequestDuration: true
     })

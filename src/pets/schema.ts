@@ -19,6 +19,7 @@ const Name = Type.String({
   maxLength: 255,
   pattern: NOT_BLANK,
   description: "The animal's name: 1 to 255 characters, not only white space",
+  examples: ['Rex'],
 })
 
 const CategoryId = Type.Integer({
@@ -26,6 +27,7 @@ const CategoryId = Type.Integer({
   maximum: MAX_ID,
   format: 'int64',
   description: 'Identifier of the category the animal belongs to',
+  examples: [1],
 })
 
 /** The input shape for creation; any other property is refused. */

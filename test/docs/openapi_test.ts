@@ -94,7 +94,7 @@ describe('GET /openapi.json', () => {
       expect(Object.keys(responses)).toEqual([...statuses])
       for (const status of statuses) {
         const response = resolve(responses[status])
-        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset']))
+        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']))
         if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
         if (status === '429') expect(response.headers).toHaveProperty('Retry-After')
         if (status === '401') expect(response.headers).toHaveProperty('WWW-Authenticate')

@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync } from 'node:fs'
+import { join } from 'node:path'
+import { chromium, type Browser } from 'playwright-core'
+import { makeTestApp } from '../helpers'
+
+const CHROMIUM = '/usr/bin/chromium'
+const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const SCREENSHOTS = join(import.meta.dir, '..', '..', 'test-results')
+
+const hasChromium = existsSync(CHROMIUM)
+if (!hasChromium) {
+  // CI installs Debian's chromium (.ci/run); there a missing browser is a failure, never a skip.
+  if (process.env.CI) throw new Error(`${CHROMIUM} is missing in CI: .ci/run should have installed Debian's chromium`)
+  console.warn(`SKIPPED: the Swagger UI browser test needs ${CHROMIUM} (apt-get install chromium)`)
+}
+
+describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
+  let browser: Browser
+  let url: string
+  let secret: string
+  let stop: () => Promise<void>
+
+  beforeAll(async () => {
+    const made = await makeTestApp()
+    secret = made.secret
+    await made.call('POST', '/v1/pets', { body: { name: 'Biscuit', categoryId: 4 } })
+    made.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+    url = `http://127.0.0.1:${made.app.server!.port}`
+    stop = async () => {
+      await made.app.stop()
+    }
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: FLAGS })
+  }, 60_000)
+
+  afterAll(async () => {
+    await browser?.close()
+    await stop?.()
+  })
+
+  test('loads /docs, authorizes with a key and runs "Try it out" on listPets and createPet', async () => {
+    const page = await browser.newPage()
+    const outside: string[] = []
+    page.on('request', (request) => {
+      if (!request.url().startsWith(url)) outside.push(request.url())
+    })
+    await page.goto(`${url}/docs`)
+    for (const id of ['listPets', 'createPet', 'getPet']) await page.locator(`#operations-pets-${id}`).waitFor({ timeout: 15_000 })
+    mkdirSync(SCREENSHOTS, { recursive: true })
+    await page.screenshot({ path: join(SCREENSHOTS, 'swagger-ui-operations.png') })
+
+    await page.locator('.auth-wrapper .authorize').click()
+    await page.locator('.modal-ux input').fill(secret)
+    await page.locator('.modal-ux button.authorize').click()
+    await page.locator('.modal-ux button.btn-done').click()
+
+    const list = page.locator('#operations-pets-listPets')
+    await list.locator('.opblock-summary').click()
+    await list.locator('.try-out__btn').click()
+    await list.locator('.execute').click()
+    const listStatus = list.locator('.live-responses-table .response .response-col_status').first()
+    await listStatus.waitFor({ timeout: 15_000 })
+    expect((await listStatus.innerText()).trim()).toBe('200')
+    expect(await list.locator('.live-responses-table').innerText()).toContain('Biscuit')
+
+    const create = page.locator('#operations-pets-createPet')
+    await create.locator('.opblock-summary').click()
+    await create.locator('.try-out__btn').click()
+    await create.locator('textarea.body-param__text').fill('{"name":"Pickle","categoryId":2}')
+    await create.locator('.execute').click()
+    const createStatus = create.locator('.live-responses-table .response .response-col_status').first()
+    await createStatus.waitFor({ timeout: 15_000 })
+    expect((await createStatus.innerText()).trim()).toBe('201')
+
+    await list.screenshot({ path: join(SCREENSHOTS, 'swagger-ui-list-pets.png') })
+    expect(outside).toEqual([])
+  }, 60_000)
+})
