@@ -1,4 +1,6 @@
 import { ConfigError, loadConfig } from './config'
+import { parseArgs } from 'node:util'
+import { backupDatabase } from './db/backup'
 import { openDatabase } from './db/open'
 import { runKeysCommand, UsageError, type Io } from './keys/cli'
 import { SqliteKeyStore } from './keys/store'
@@ -14,6 +16,7 @@ export const USAGE = `Usage:
   animal-store keys list [--json] [--db PATH]
   animal-store keys revoke ID [--json] [--db PATH]
   animal-store keys set-plan ID --plan PLAN [--rpm N --rpd N] [--json] [--db PATH]
+  animal-store backup FILE [--db PATH]      a consistent copy of the database, safe while serving
 
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
 Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sqlite), PUBLIC_URL,
@@ -39,6 +42,19 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         const config = loadConfig(env)
         return await runKeysCommand(rest, (db) => new SqliteKeyStore(openDatabase(db ?? config.databasePath, config.synchronous)), io)
       }
+      case 'backup': {
+        const { file, db } = backupOptions(rest)
+        const config = loadConfig(env)
+        const source = db ?? config.databasePath
+        try {
+          backupDatabase(openDatabase(source, config.synchronous), file)
+        } catch (error) {
+          io.err(`Backup failed: ${(error as Error).message}`)
+          return 1
+        }
+        io.err(`Backed up ${source} to ${file}`)
+        return 0
+      }
       case 'help':
       case '--help':
       case '-h':
@@ -58,6 +74,18 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     }
     throw error
   }
+}
+
+function backupOptions(args: string[]): { file: string; db?: string } {
+  let parsed
+  try {
+    parsed = parseArgs({ args, options: { db: { type: 'string' } }, allowPositionals: true, strict: true })
+  } catch (error) {
+    throw new UsageError((error as Error).message)
+  }
+  const [file, ...extra] = parsed.positionals
+  if (file === undefined || extra.length > 0) throw new UsageError('backup takes one FILE and optionally --db PATH')
+  return { file, db: parsed.values.db }
 }
 
 function serveOptions(args: string[]): { databasePath?: string } {
