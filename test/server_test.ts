@@ -69,6 +69,16 @@ describe('serve over a real port', () => {
     expect(status).toBe(401)
   })
 
+  test('applies a plan change made by the CLI to the next request', async () => {
+    const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
+    const call = () => fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })
+    expect((await call()).headers.get('x-ratelimit-limit')).toBe('60')
+    expect((await runCli(['keys', 'set-plan', String(created.id), '--plan', 'business', '--db', db])).code).toBe(0)
+    const upgraded = await call()
+    expect(upgraded.headers.get('x-ratelimit-limit')).toBe('1000')
+    expect(upgraded.headers.get('x-ratelimit-remaining')).toBe('998')
+  })
+
   test('prints no key on a later start with the same database', async () => {
     await server.stop()
     server = await startServer({ DATABASE_PATH: db })

@@ -55,7 +55,8 @@ export class MemoryRateLimiter implements RateLimiter {
 
   consume(subject: string, { rpm, rpd }: Limits, now: number): RateDecision {
     this.#advanceTo(now)
-    const banEnd = this.#bannedUntil.get(subject)
+    // Bans are rare: most requests skip the lookup.
+    const banEnd = this.#bannedUntil.size === 0 ? undefined : this.#bannedUntil.get(subject)
     if (banEnd !== undefined) {
       if (now < banEnd) return refused('key_banned', 'ban', rpm, banEnd, now)
       this.#bannedUntil.delete(subject)
