@@ -4,6 +4,7 @@ import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
 import { healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
+import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
 import type { KeyStore } from './keys/store'
 import { errorFields, type Logger } from './log'
@@ -32,11 +33,14 @@ export interface AppDeps {
 /**
  * The one Elysia chain, in the order a request meets it: the request log
  * wraps everything, errors are mapped first (so validation failures become
- * 400s), the guard authenticates and rate-limits, then the routes. `normalize: false` makes unknown properties a 400 instead of
+ * 400s), the guard authenticates and rate-limits, oversized requests are
+ * refused, then the routes. `normalize: false` makes unknown properties a 400 instead of
  * silently stripping them.
  */
 export function createApp(deps: AppDeps) {
-  const app = new Elysia({ normalize: false })
+  // standardHostname off: Elysia would otherwise assume a host of at least four
+  // characters and misread the path of a request sent with `Host: x`.
+  const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
   const keyIds = new WeakMap<Request, number>()
   const { logger } = deps
   return app
@@ -57,6 +61,7 @@ export function createApp(deps: AppDeps) {
         socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
       }),
     )
+    .use(requestBounds())
     .use(petRoutes(deps))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers() }))

@@ -15,6 +15,8 @@ export interface Config {
   trustProxy: boolean
   logLevel: LogLevel
   synchronous: Synchronous
+  /** Seconds a connection may sit idle (a stalled client) before Bun closes it. */
+  idleTimeoutSeconds: number
 }
 
 /** A bad environment variable; `variable` names it. */
@@ -38,13 +40,18 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     trustProxy: flag('TRUST_PROXY', env.TRUST_PROXY),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     synchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toLowerCase(), ['normal', 'full'] as const, 'normal'),
+    idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, 10),
   })
 }
 
 function port(value: string | undefined): number {
-  if (value === undefined || value === '') return 3000
-  const number = /^\d{1,5}$/.test(value) ? Number(value) : NaN
-  if (!(number >= 0 && number <= 65535)) throw new ConfigError('PORT', `must be an integer from 0 to 65535, got "${value}"`)
+  return integer('PORT', value, 0, 65535, 3000)
+}
+
+function integer(variable: string, value: string | undefined, min: number, max: number, fallback: number): number {
+  if (value === undefined || value === '') return fallback
+  const number = /^\d{1,6}$/.test(value) ? Number(value) : NaN
+  if (!(number >= min && number <= max)) throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${value}"`)
   return number
 }
 

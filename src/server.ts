@@ -6,6 +6,7 @@ import type { Io } from './keys/cli'
 import { issueKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
 import { SqliteKeyStore, type KeyStore } from './keys/store'
+import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
 import { createLogger } from './log'
 import { SqlitePetStore } from './pets/store'
 
@@ -51,6 +52,8 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
     // A second server on a busy port must fail, not share it silently.
     reusePort: false,
     maxRequestBodySize: BUN_MAX_BODY_BYTES,
+    // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
+    idleTimeout: config.idleTimeoutSeconds,
     async fetch(request) {
       const response = await app.fetch(request)
       // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
@@ -62,6 +65,9 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
   const url = `http://${host}:${server.port}`
   io.err(`Animal Store listening on ${url} (database ${config.databasePath})`)
+  if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size'))) {
+    io.err(`Note: started without --max-http-header-size=${BUN_MAX_HEAD_BYTES}: request heads over 16 KiB get Bun's bare 431, not the JSON one`)
+  }
   return {
     url,
     async stop(timeoutMs = SHUTDOWN_TIMEOUT_MS) {

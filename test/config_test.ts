@@ -11,6 +11,7 @@ describe('loadConfig', () => {
       trustProxy: false,
       logLevel: 'info',
       synchronous: 'normal',
+      idleTimeoutSeconds: 10,
     })
   })
 

@@ -92,6 +92,13 @@ describe("Elysia's defaults are overridden", () => {
     expect((await pets.list({ limit: 10 })).pets).toHaveLength(0)
   })
 
+  test('a one-letter Host header does not confuse routing', async () => {
+    const { app, secret } = await makeTestApp()
+    const response = await app.handle(new Request('http://x/v1/pets?limit=1', { headers: { authorization: `Bearer ${secret}` } }))
+    expect(response.status).toBe(200)
+    expect((await app.handle(new Request('http://x/v1/pets?limit=0', { headers: { authorization: `Bearer ${secret}` } }))).status).toBe(400)
+  })
+
   test('a HEAD of the list answers like GET without a body', async () => {
     const { call } = await makeTestApp()
     const response = await call('HEAD', '/v1/pets')

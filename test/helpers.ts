@@ -7,7 +7,7 @@ import { SqliteKeyStore, type NewApiKey } from '../src/keys/store'
 import { createLogger } from '../src/log'
 import { SqlitePetStore } from '../src/pets/store'
 
-/** Elysia finds the path after the 11th character, so the host must be at least this long. */
+/** The origin in-process requests are addressed to. */
 export const BASE = 'http://localhost'
 
 /** What a request in a test may carry. */

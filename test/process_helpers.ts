@@ -25,7 +25,7 @@ export interface Program {
 }
 
 /** The source tree run by Bun, as `npm start` does. */
-export const FROM_SOURCE: Program = { command: [process.execPath, MAIN], cwd: ROOT }
+export const FROM_SOURCE: Program = { command: [process.execPath, '--max-http-header-size=65536', MAIN], cwd: ROOT }
 
 /** Runs the program with these arguments, as a user would, and waits for it. */
 export async function runCli(args: string[], env: Record<string, string> = {}, program: Program = FROM_SOURCE): Promise<CliResult> {
