@@ -43,6 +43,7 @@ export function createApp(deps: AppDeps) {
   const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
   const keyIds = new WeakMap<Request, number>()
   const { logger } = deps
+  const clock = deps.clock ?? Date.now
   return app
     .use(requestLog({ logger, keyIds }))
     .use(
@@ -56,13 +57,13 @@ export function createApp(deps: AppDeps) {
         keyIds,
         keys: deps.keys,
         limiter: deps.limiter ?? new MemoryRateLimiter(),
-        clock: deps.clock ?? Date.now,
+        clock,
         trustProxy: deps.trustProxy ?? false,
         socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
       }),
     )
     .use(requestBounds())
-    .use(petRoutes(deps))
+    .use(petRoutes({ ...deps, clock, callerKeyId: (request) => keyIds.get(request) }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers() }))
 }

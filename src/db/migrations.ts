@@ -36,4 +36,19 @@ export const migrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 3,
+    name: 'idempotency keys',
+    sql: `
+      CREATE TABLE idempotency_keys (
+        api_key_id   INTEGER NOT NULL,
+        key          TEXT    NOT NULL,
+        request_hash TEXT    NOT NULL,
+        response     TEXT    NOT NULL,
+        created_at   INTEGER NOT NULL,
+        PRIMARY KEY (api_key_id, key)
+      ) STRICT;
+      CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
+    `,
+  },
 ]

@@ -44,13 +44,19 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
   createPet: {
     '201': {
       description: 'The stored animal, with the id the service assigned',
-      headers: { ...EVERY_RESPONSE_HEADERS, Location: ref('headers', 'Location') },
+      headers: { ...EVERY_RESPONSE_HEADERS, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
       content: { 'application/json': { schema: ref('schemas', 'Pet') } },
     },
     '400': ref('responses', 'InvalidRequest'),
     '401': ref('responses', 'Unauthorized'),
     '413': ref('responses', 'PayloadTooLarge'),
     '415': ref('responses', 'UnsupportedMediaType'),
+    '422': errorResponse(
+      'idempotency_key_reused: this Idempotency-Key was already used with a different body',
+      'idempotency_key_reused',
+      422,
+      'This Idempotency-Key was already used with a different body; use a new key for a new pet',
+    ),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
   },
@@ -124,6 +130,10 @@ function completeOperation(operation: Operation): void {
   const id = operation.operationId
   if (!id || !(id in OPERATION_RESPONSES)) throw new Error(`No documented responses for operation ${id}`)
   operation.security = [{ bearerAuth: [] }]
+  // Elysia sees header names lower-cased; the document spells them as people do.
+  for (const parameter of (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
+    if (parameter.in === 'header') parameter.name = parameter.name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+  }
   operation.responses = OPERATION_RESPONSES[id] as OpenAPIV3_1.ResponsesObject
   // The generator cannot see through a custom parse hook, so it leaves the body's media type empty.
   if (operation.requestBody) {
@@ -175,6 +185,7 @@ const HEADERS = {
   RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
   WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
+  IdempotentReplayed: stringHeader('"true" when this 201 replays the create an earlier request with the same Idempotency-Key made', 'true'),
   NextLink: stringHeader('Present when more animals follow: the next page (RFC 8288)', '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"'),
   Deprecation: stringHeader('When the operation was deprecated (RFC 9745)', '@1795219200'),
   Sunset: stringHeader('When the operation goes away (RFC 8594)', 'Thu, 05 Dec 2030 00:00:00 GMT'),

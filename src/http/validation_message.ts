@@ -37,8 +37,8 @@ export function describeSchema(schema: TSchema): string {
       const length = schema.minLength !== undefined || schema.maxLength !== undefined
         ? ` of ${schema.minLength ?? 0} to ${schema.maxLength ?? 'any number of'} characters`
         : ''
-      const blank = schema.pattern === NOT_BLANK ? ', not only white space' : ''
-      return `a string${length}${blank}`
+      const pattern = schema.pattern === NOT_BLANK ? ', not only white space' : schema.pattern === PRINTABLE_ASCII ? ' of printable ASCII' : ''
+      return `a string${length}${pattern}`
     }
     case 'object':
       return 'a JSON object'
@@ -48,6 +48,8 @@ export function describeSchema(schema: TSchema): string {
 
 /** The pattern that refuses strings made only of white space. */
 export const NOT_BLANK = '\\S'
+/** The pattern that accepts only printable ASCII, space included. */
+export const PRINTABLE_ASCII = '^[\\x20-\\x7E]+$'
 
 function range(minimum: unknown, maximum: unknown): string {
   if (minimum !== undefined && maximum !== undefined) return ` from ${minimum} to ${maximum}`

@@ -42,6 +42,7 @@ const COLUMNS = 'id, hash, name, plan, rpm, rpd, created_at AS createdAt, revoke
  * KeyStore on bun:sqlite. Active keys are held in a map by hash; `PRAGMA
  * data_version` (about 0.2 µs) tells on each lookup whether another
  * connection, such as the CLI, committed since, and only then is the map reloaded.
+ * Writes through this store reload it directly; so give a connection one store.
  */
 export class SqliteKeyStore implements KeyStore {
   #now: () => Date

@@ -3,7 +3,8 @@ import { HttpError } from '../errors'
 import { baseUrl } from '../http/base_url'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
-import { ListPetsQuery, NewPet, PetIdParams } from './schema'
+import { bodyHash } from './idempotency'
+import { CreatePetHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetStore } from './store'
 
 /** Page size when `limit` is absent. */
@@ -17,12 +18,16 @@ export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 /** What the pet routes need. */
 export interface PetRoutesOptions {
   pets: PetStore
+  /** The id of the key a request authenticated with (the guard has checked it). */
+  callerKeyId: (request: Request) => number | undefined
+  /** Milliseconds since the epoch, for Idempotency-Key expiry. */
+  clock: () => number
   /** Public base URL without `/v1`; when absent, derived from each request. */
   publicUrl?: string
 }
 
 /** The three pet operations under `/v1`. */
-export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
+export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOptions) {
   return new Elysia({ name: 'pets', prefix: '/v1' })
     .get(
       '/pets',
@@ -53,15 +58,23 @@ export function petRoutes({ pets, publicUrl }: PetRoutesOptions) {
     )
     .post(
       '/pets',
-      async ({ body, request, set }) => {
-        const pet = await pets.create(body)
+      async ({ body, headers, request, set }) => {
+        const key = headers['idempotency-key']
+        const apiKeyId = callerKeyId(request)
+        const claim = key === undefined || apiKeyId === undefined ? undefined : { apiKeyId, key, requestHash: bodyHash(body), now: clock() }
+        const outcome = await pets.create(body, claim)
+        if (outcome.kind === 'conflict') {
+          throw new HttpError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different body; use a new key for a new pet')
+        }
         set.status = 201
-        set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${pet.id}`
-        return pet
+        set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${outcome.pet.id}`
+        if (outcome.kind === 'replayed') set.headers['idempotent-replayed'] = 'true'
+        return outcome.pet
       },
       {
         parse: parseJsonBody,
         body: NewPet,
+        headers: CreatePetHeaders,
         detail: {
           operationId: 'createPet',
           summary: 'Add an animal',

@@ -1,6 +1,6 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { NOT_BLANK } from '../http/validation_message'
+import { NOT_BLANK, PRINTABLE_ASCII } from '../http/validation_message'
 
 /** The largest integer a JSON number holds exactly (2^53 - 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER
@@ -58,6 +58,18 @@ export const ListPetsQuery = Type.Object({
   ),
 }, { additionalProperties: false })
 export type ListPetsQuery = Static<typeof ListPetsQuery>
+
+/** Headers `POST /pets` reads; every other header is allowed and ignored. */
+export const CreatePetHeaders = Type.Object({
+  'idempotency-key': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 255,
+      pattern: PRINTABLE_ASCII,
+      description: 'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201',
+    }),
+  ),
+})
 
 /** Path of `GET /pets/{petId}`. */
 export const PetIdParams = Type.Object({

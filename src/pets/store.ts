@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { Awaitable } from '../awaitable'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from './idempotency'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 
 /** One page of pets in id order, and whether more follow it. */
@@ -15,10 +16,18 @@ export interface PetListQuery {
   after?: number
 }
 
-/** Where pets live. SQLite is the default; another database implements the same three calls. */
+/**
+ * What a create did: stored a new pet, replayed the one an earlier request
+ * with the same Idempotency-Key and body stored, or refused because that key
+ * came with another body.
+ */
+export type CreateOutcome = { kind: 'created'; pet: Pet } | { kind: 'replayed'; pet: Pet } | { kind: 'conflict' }
+
+/** Where pets live. SQLite is the default; another database implements the same calls. */
 export interface PetStore {
   list(query: PetListQuery): Awaitable<PetPage>
-  create(pet: NewPet): Awaitable<Pet>
+  /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
+  create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome>
   get(id: number): Awaitable<Pet | undefined>
   /** Whether the database answers a trivial query: for `/health`. */
   answers(): Awaitable<boolean>
@@ -33,6 +42,10 @@ export class SqlitePetStore implements PetStore {
   #insert: Statement<Pet, [string, number, string]>
   #byId: Statement<Pet, [number]>
   #ping: Statement<{ one: number }, []>
+  #findClaim: Statement<{ requestHash: string; response: string }, [number, string, number]>
+  #saveClaim: Statement<null, [number, string, string, string, number]>
+  #purgeClaims: Statement<null, [number]>
+  #createClaimed: (pet: NewPet, claim: IdempotencyClaim) => CreateOutcome
 
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`)
@@ -41,6 +54,29 @@ export class SqlitePetStore implements PetStore {
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
     this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
     this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
+    this.#findClaim = db.prepare(
+      'SELECT request_hash AS requestHash, response FROM idempotency_keys WHERE api_key_id = ?1 AND key = ?2 AND created_at > ?3',
+    )
+    // An expired claim under the same key is replaced.
+    this.#saveClaim = db.prepare(
+      'INSERT OR REPLACE INTO idempotency_keys (api_key_id, key, request_hash, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',
+    )
+    // A few expired claims go with every new one, so the table never grows past a day of them.
+    this.#purgeClaims = db.prepare(
+      'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at <= ?1 LIMIT 100)',
+    )
+    const createClaimed = db.transaction((pet: NewPet, claim: IdempotencyClaim): CreateOutcome => {
+      const cutoff = claim.now - IDEMPOTENCY_TTL_MS
+      const earlier = this.#findClaim.get(claim.apiKeyId, claim.key, cutoff)
+      if (earlier) {
+        return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
+      }
+      const created = this.#insertPet(pet)
+      this.#saveClaim.run(claim.apiKeyId, claim.key, claim.requestHash, JSON.stringify(created), claim.now)
+      this.#purgeClaims.run(cutoff)
+      return { kind: 'created', pet: created }
+    })
+    this.#createClaimed = (pet, claim) => createClaimed.immediate(pet, claim)
   }
 
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
@@ -51,14 +87,18 @@ export class SqlitePetStore implements PetStore {
     return { pets: rows, more }
   }
 
-  create(pet: NewPet): Pet {
-    const row = this.#insert.get(pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS)
-    if (!row) throw new Error('INSERT … RETURNING gave no row')
-    return row
+  create(pet: NewPet, claim?: IdempotencyClaim): CreateOutcome {
+    return claim === undefined ? { kind: 'created', pet: this.#insertPet(pet) } : this.#createClaimed(pet, claim)
   }
 
   get(id: number): Pet | undefined {
     return this.#byId.get(id) ?? undefined
+  }
+
+  #insertPet(pet: NewPet): Pet {
+    const row = this.#insert.get(pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS)
+    if (!row) throw new Error('INSERT … RETURNING gave no row')
+    return row
   }
 
   answers(): boolean {

@@ -14,7 +14,7 @@ async function servedDocument(publicUrl?: string) {
 
 const OPERATIONS = [
   ['/pets', 'get', 'listPets', ['200', '400', '401', '429', '500']],
-  ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '429', '500']],
+  ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '422', '429', '500']],
   ['/pets/{petId}', 'get', 'getPet', ['200', '400', '401', '404', '429', '500']],
 ] as const
 
@@ -115,6 +115,14 @@ describe('GET /openapi.json', () => {
     expect(parameters.status.schema).toEqual({ $ref: '#/components/schemas/PetStatus' })
     expect(document.paths['/pets/{petId}'].get.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } })
     expect(JSON.stringify(document)).not.toContain('anyOf')
+  })
+
+  test('documents the Idempotency-Key header of createPet and its replay header', async () => {
+    const createPet = (await servedDocument()).paths['/pets'].post
+    expect(createPet.parameters).toEqual([
+      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: expect.objectContaining({ type: 'string', maxLength: 255 }) }),
+    ])
+    expect(createPet.responses['201'].headers).toHaveProperty('Idempotent-Replayed')
   })
 
   test('documents a JSON request body for createPet', async () => {
