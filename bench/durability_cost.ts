@@ -1,0 +1,51 @@
+// What SQLITE_SYNCHRONOUS=full costs a create, against the default normal:
+// POST /v1/pets through the whole app in-process, on a database file in a
+// temporary folder, interleaved rounds, median per mode, reported as a ratio.
+//
+//   bun bench/durability_cost.ts [--rounds 5] [--creates 500]
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { createApp } from '../src/app'
+import { openDatabase, type Synchronous } from '../src/db/open'
+import { issueKey } from '../src/keys/issue'
+import { SqliteKeyStore } from '../src/keys/store'
+import { createLogger } from '../src/log'
+import { SqlitePetStore } from '../src/pets/store'
+
+const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } } })
+const rounds = Number(values.rounds)
+const creates = Number(values.creates)
+const dir = mkdtempSync(join(tmpdir(), 'animal-store-durability-'))
+
+async function setUp(mode: Synchronous) {
+  const db = openDatabase(join(dir, `${mode}.sqlite`), mode)
+  const keys = new SqliteKeyStore(db)
+  const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
+  const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
+  const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
+  return async () => {
+    const start = Bun.nanoseconds()
+    for (let i = 0; i < creates; i++) {
+      const response = await app.handle(new Request('http://localhost/v1/pets', { method: 'POST', headers, body: `{"name":"pet ${i}","categoryId":1}` }))
+      if (response.status !== 201) throw new Error(`create answered ${response.status}`)
+    }
+    return (Bun.nanoseconds() - start) / creates
+  }
+}
+
+try {
+  const modes: Synchronous[] = ['normal', 'full']
+  const runs = { normal: await setUp('normal'), full: await setUp('full') }
+  const samples: Record<Synchronous, number[]> = { normal: [], full: [] }
+  for (let round = 0; round < rounds; round++) for (const mode of modes) samples[mode].push(await runs[mode]())
+  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+  const normal = median(samples.normal)
+  const full = median(samples.full)
+  console.log(`${rounds} interleaved rounds of ${creates} creates each, median per mode:`)
+  console.log(`  synchronous=full takes ${(full / normal).toFixed(1)}x the time of synchronous=normal per create`)
+  console.log(`  (creates per second with full are ${((normal / full) * 100).toFixed(0)} % of those with normal)`)
+} finally {
+  rmSync(dir, { recursive: true, force: true })
+}
