@@ -8,9 +8,9 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 /**
  * Elysia `parse` hook for routes that take a JSON object: refuses bodies over
  * 16 KiB (413), of another media type (415), and empty, malformed, non-UTF-8
- * or non-object bodies or a "__proto__" key anywhere (400). Numbers that JSON
- * would round come back as their text, so an integer field refuses them
- * instead of storing a neighbour.
+ * or non-object bodies, a key that shadows Object.prototype ("__proto__",
+ * "toString", ...) or a string with a lone surrogate anywhere (400). Numbers that JSON would round come back as an
+ * InexactNumber, which every schema refuses, instead of a neighbour.
  */
 export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
   const declared = request.headers.get('content-length')
@@ -46,12 +46,27 @@ export function isJsonMediaType(contentType: string | null): boolean {
 }
 
 function keepNumbersExact(key: string, value: unknown, context?: { source?: string }): unknown {
-  // An own "__proto__" turns into a prototype as soon as anything copies the object.
-  if (key === '__proto__') throw new HttpError(400, 'invalid_request', '"__proto__" is not an accepted property')
+  // A key that shadows Object.prototype ("__proto__", "toString", "valueOf", ...) breaks code that
+  // copies the object or turns it into text; none is a property of anything this API accepts.
+  if (key in Object.prototype) throw new HttpError(400, 'invalid_request', `"${key}" is not an accepted property`)
+  // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
+  if (typeof value === 'string' && !value.isWellFormed()) {
+    throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+  }
   if (typeof value === 'number' && context?.source !== undefined && !isExactLiteral(context.source, value)) {
-    return context.source
+    return new InexactNumber(context.source)
   }
   return value
+}
+
+/**
+ * Stands in for a JSON number that a double cannot hold exactly. It is
+ * neither a number nor a string, so every schema refuses it: an integer
+ * field does not get a rounded neighbour, and a string field does not get the
+ * digits as text.
+ */
+class InexactNumber {
+  constructor(readonly source: string) {}
 }
 
 const INTEGER_LITERAL = /^-?\d+$/

@@ -25,6 +25,25 @@ describe('POST /v1/pets', () => {
     expect(response.headers.get('location')).toBe('https://pets.example/api/v1/pets/1')
   })
 
+  test.each([
+    ['a lone high surrogate', '"\\ud800"'],
+    ['a lone low surrogate after text', '"Rex\\udc00"'],
+  ])('refuses a name with %s, which SQLite would silently alter', async (_, literal) => {
+    const { call, pets } = await makeTestApp()
+    const response = await call('POST', '/v1/pets', { body: `{"name":${literal},"categoryId":1}`, headers: { 'content-type': 'application/json' } })
+    const error = await expectError(response, 400, 'invalid_request')
+    expect(error.message).toBe('"name" must be well-formed Unicode: it contains a lone surrogate')
+    expect((await pets.list({ limit: 10 })).pets).toEqual([])
+  })
+
+  test('keeps control characters and a surrogate pair exactly', async () => {
+    const { call } = await makeTestApp()
+    const name = 'a\u0000b\u001f🐶\uffff'
+    const created = await json(await call('POST', '/v1/pets', { body: { name, categoryId: 1 } }))
+    expect(created.name).toBe(name)
+    expect((await json(await call('GET', `/v1/pets/${created.id}`))).name).toBe(name)
+  })
+
   test('returns what a following GET returns', async () => {
     const { call } = await makeTestApp()
     const created = await json(await call('POST', '/v1/pets', { body: { name: ' Ünïcødé 🐶 ', categoryId: 9007199254740991 } }))
@@ -60,6 +79,13 @@ describe('POST /v1/pets', () => {
       const { call } = await makeTestApp()
       const error = await expectError(await call('POST', '/v1/pets', { body: { categoryId: 1 } }), 400, 'invalid_request')
       expect(error.message).toBe('"name" is required')
+    })
+
+    test.each(['-74606261991112580', '1e400', '0.1'])('refuses the number %s, exact or not, rather than storing it as text', async (literal) => {
+      const { call } = await makeTestApp()
+      const response = await call('POST', '/v1/pets', { body: `{"name":${literal},"categoryId":1}`, headers: { 'content-type': 'application/json' } })
+      const error = await expectError(response, 400, 'invalid_request')
+      expect(error.message).toContain('"name" must be a string')
     })
   })
 
@@ -112,11 +138,24 @@ describe('POST /v1/pets', () => {
     expect(error.message).toBe('"status" must be one of available, pending, sold')
   })
 
-  test.each([['id', 5], ['tag', 'dog'], ['__proto__', {}]])('refuses the unknown property %s with 400 naming it', async (property, value) => {
+  test.each([
+    ['id', 5],
+    ['tag', 'dog'],
+    ['__proto__', {}],
+    ['toString', 0],
+    ['valueOf', 'x'],
+  ])('refuses the unknown property %s with 400 naming it', async (property, value) => {
     const { call } = await makeTestApp()
     const body = `{"name":"Rex","categoryId":1,${JSON.stringify(property)}:${JSON.stringify(value)}}`
     const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
     expect(error.message).toBe(`"${property}" is not an accepted property`)
+  })
+
+  test('refuses a nested key that shadows Object.prototype with 400 naming it', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('POST', '/v1/pets', { body: '{"name":{"toString":0},"categoryId":1}', headers: { 'content-type': 'application/json' } })
+    const error = await expectError(response, 400, 'invalid_request')
+    expect(error.message).toBe('"toString" is not an accepted property')
   })
 
   test.each([

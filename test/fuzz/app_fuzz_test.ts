@@ -1,0 +1,71 @@
+import { describe, expect, test } from 'bun:test'
+import fc from 'fast-check'
+import { isApiPath } from '../../src/auth/guard'
+import { BASE, makeTestApp } from '../helpers'
+import { hostileRequests, type HostileRequest } from './requests'
+import { REGRESSIONS } from './regressions'
+
+// About a minute on a 2-core machine; FUZZ_RUNS=100000 for a longer hunt, FUZZ_SEED to replay one.
+const RUNS = Number(process.env.FUZZ_RUNS ?? 400_000)
+const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
+
+type TestApp = Awaited<ReturnType<typeof makeTestApp>>
+
+function toRequest(hostile: HostileRequest, key?: string): Request {
+  const url = BASE + hostile.path + (hostile.query ? `?${hostile.query}` : '')
+  const headers = new Headers(hostile.headers.map(([name, value]) => [name, value.replaceAll('{key}', key ?? '')]))
+  return new Request(url, { method: hostile.method, headers, body: hostile.body })
+}
+
+/** The properties every answer must have; throws (via expect) when one does not hold. */
+async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void> {
+  const request = toRequest(hostile, made.secret)
+  const path = new URL(request.url).pathname
+  const response = await made.app.handle(request)
+  const describe = `${hostile.method} ${request.url.slice(0, 200)} -> ${response.status}`
+  expect({ describe, serverError: response.status >= 500 }).toEqual({ describe, serverError: false })
+  expect(response.headers.get('x-request-id')).toBeTruthy()
+  if (isApiPath(path)) {
+    for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+      expect({ describe, name, value: response.headers.get(name) }).toEqual({ describe, name, value: expect.stringMatching(/^\d+$/) })
+    }
+  }
+  if (hostile.method === 'HEAD') return
+  const text = await response.text()
+  if (response.status >= 400) {
+    expect(response.headers.get('content-type')).toStartWith('application/json')
+    const body = JSON.parse(text)
+    expect({ describe, keys: Object.keys(body) }).toEqual({ describe, keys: ['code', 'message', 'status'] })
+    expect({ describe, status: body.status, code: typeof body.code, message: typeof body.message }).toEqual({
+      describe,
+      status: response.status,
+      code: 'string',
+      message: 'string',
+    })
+  }
+  if (response.status === 201) {
+    const created = JSON.parse(text)
+    // Nothing sent is lost or altered on the way in.
+    const sent = JSON.parse(typeof hostile.body === 'string' ? hostile.body : new TextDecoder().decode(hostile.body))
+    expect({ describe, stored: { name: created.name, categoryId: created.categoryId, status: created.status } }).toEqual({
+      describe,
+      stored: { name: sent.name, categoryId: sent.categoryId, status: sent.status ?? 'available' },
+    })
+    const fetched = await made.app.handle(new Request(`${BASE}/v1/pets/${created.id}`, { headers: { authorization: `Bearer ${made.secret}` } }))
+    expect(await fetched.json()).toEqual(created)
+  }
+}
+
+describe('fuzzing the app with hostile requests', () => {
+  test(`${RUNS} generated requests: never a 5xx, every 4xx an Error body, rate-limit headers under /v1, a 201 is what GET returns`, async () => {
+    const made = await makeTestApp()
+    await fc.assert(
+      fc.asyncProperty(hostileRequests(made.secret), (hostile) => checkAnswer(made, hostile)),
+      { numRuns: RUNS, seed: SEED },
+    )
+  }, 600_000)
+
+  test.each(REGRESSIONS.map((regression) => [regression.found, regression.request] as const))('regression: %s', async (_, hostile) => {
+    await checkAnswer(await makeTestApp(), hostile)
+  })
+})
