@@ -1,6 +1,7 @@
 import { Type, type Static } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import { describeValidationError } from './http/validation_message'
+import { redactApiKeys } from './keys/api_key'
 
 /** The Error object every failure answers with: `status` equals the HTTP status. */
 export const ErrorSchema = Type.Object(
@@ -13,9 +14,9 @@ export const ErrorSchema = Type.Object(
 )
 export type ErrorBody = Static<typeof ErrorSchema>
 
-/** Builds an Error body; key order follows the specification. */
+/** Builds an Error body; key order follows the specification. A key-shaped text in the message is redacted. */
 export function errorBody(status: number, code: string, message: string): ErrorBody {
-  return { code, message, status }
+  return { code, message: redactApiKeys(message), status }
 }
 
 /** A failure that knows its HTTP status, its Error code and any headers it needs. */

@@ -1,4 +1,5 @@
 import type { LogLevel } from './config'
+import { redactApiKeys } from './keys/api_key'
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 
@@ -9,13 +10,14 @@ export interface Logger {
   error(msg: string, fields?: Record<string, unknown>): void
 }
 
-/** A logger that writes lines at `level` and above to `write` (stdout by default). */
+/** A logger that writes lines at `level` and above to `write` (stdout by default), key-shaped text redacted. */
 export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
   const threshold = RANK[level]
   const at = (name: 'info' | 'warn' | 'error') =>
     RANK[name] < threshold
       ? () => {}
-      : (msg: string, fields?: Record<string, unknown>) => write(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields }))
+      : (msg: string, fields?: Record<string, unknown>) =>
+          write(redactApiKeys(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields })))
   return { info: at('info'), warn: at('warn'), error: at('error') }
 }
 

@@ -1,12 +1,13 @@
 import { Elysia } from 'elysia'
+import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
 
 // Kept when a client or proxy sends one of these; anything else is replaced.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
 
-/** The request id to answer with: the caller's when it is a sane token, else a new UUID. */
+/** The request id to answer with: the caller's when it is a sane token (and not a key), else a new UUID. */
 export function requestIdFor(header: string | null): string {
-  return header !== null && SANE_REQUEST_ID.test(header) ? header : crypto.randomUUID()
+  return header !== null && SANE_REQUEST_ID.test(header) && !containsApiKey(header) ? header : crypto.randomUUID()
 }
 
 /** What the request log needs. */

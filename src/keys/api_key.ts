@@ -21,6 +21,23 @@ export function isWellFormedApiKey(value: string): boolean {
   return WELL_FORMED.test(value)
 }
 
+// Anything that starts like a key is treated as one, even when cut short or run into other text.
+const KEY_LIKE = /ask_[A-Za-z0-9_-]{8,}/g
+
+/** Whether `text` holds something shaped like a key. */
+export function containsApiKey(text: string): boolean {
+  return text.includes(KEY_PREFIX) && text.search(KEY_LIKE) !== -1
+}
+
+/**
+ * `text` with anything shaped like a key replaced, for every message and log
+ * line: a client that puts its key in a path, a parameter name or a request
+ * id must not find it echoed or logged.
+ */
+export function redactApiKeys(text: string): string {
+  return text.includes(KEY_PREFIX) ? text.replace(KEY_LIKE, 'ask_[redacted]') : text
+}
+
 /** The token of an `Authorization: Bearer <token>` header; the scheme word is case-insensitive. */
 export function bearerToken(header: string | null): string | undefined {
   if (header === null) return undefined
