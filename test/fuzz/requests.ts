@@ -133,13 +133,18 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
       requestId: optionalHeader('x-request-id', printable(weirdStrings)),
       forwarded: optionalHeader('x-forwarded-for', printable(weirdStrings)),
       padding: optionalHeader('x-padding', fc.integer({ min: 1, max: 20_000 }).map((n) => 'p'.repeat(n))),
+      // A header sent twice arrives joined with ", ".
+      duplicate: fc.option(
+        fc.tuple(fc.constantFrom('authorization', 'content-type', 'idempotency-key', 'x-request-id', 'content-length'), printable(weirdStrings)),
+        { nil: undefined, freq: 4 },
+      ),
       body: bodies,
     })
-    .map(({ method, path, query, authorization, contentType, idempotencyKey, requestId, forwarded, padding, body }) => {
+    .map(({ method, path, query, authorization, contentType, idempotencyKey, requestId, forwarded, padding, duplicate, body }) => {
       const headers: [string, string][] = []
       if (authorization !== undefined) headers.push(['authorization', authorization])
       if (contentType !== undefined) headers.push(['content-type', contentType])
-      for (const header of [idempotencyKey, requestId, forwarded, padding]) if (header) headers.push(header)
+      for (const header of [idempotencyKey, requestId, forwarded, padding, duplicate]) if (header) headers.push(header)
       const sendsBody = method !== 'GET' && method !== 'HEAD'
       return { method, path, query, headers, body: sendsBody ? body : undefined }
     })
