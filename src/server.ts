@@ -8,6 +8,7 @@ import { PLAN_LIMITS } from './keys/plans'
 import { SqliteKeyStore, type KeyStore } from './keys/store'
 import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
 import { createLogger } from './log'
+import { CachedPetStore } from './pets/page_cache'
 import { SqlitePetStore } from './pets/store'
 
 /**
@@ -38,7 +39,7 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
   const keys = new SqliteKeyStore(db)
   await createFirstKey(keys, io)
   const app = createApp({
-    pets: new SqlitePetStore(db),
+    pets: new CachedPetStore(new SqlitePetStore(db), db),
     keys,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,

@@ -5,6 +5,7 @@ import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import { SqliteKeyStore, type NewApiKey } from '../src/keys/store'
 import { createLogger } from '../src/log'
+import { CachedPetStore } from '../src/pets/page_cache'
 import { SqlitePetStore } from '../src/pets/store'
 
 /** The origin in-process requests are addressed to. */
@@ -28,7 +29,8 @@ export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free
 export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: NewApiKey = UNLIMITED) {
   const db = openDatabase(':memory:')
   const keys = new SqliteKeyStore(db)
-  const pets = new SqlitePetStore(db)
+  // As the server composes it: the page cache in front of SQLite.
+  const pets = new CachedPetStore(new SqlitePetStore(db), db)
   const { key, secret } = await issueKey(keys, keyPlan)
   const logs: Record<string, unknown>[] = []
   const logger = createLogger('info', (line) => logs.push(JSON.parse(line)))

@@ -5,7 +5,7 @@ import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { bodyHash } from './idempotency'
 import { CreatePetHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
-import type { PetListQuery, PetStore } from './store'
+import type { PetListQuery, PetPage, PetStore } from './store'
 
 /** Page size when `limit` is absent. */
 export const DEFAULT_LIMIT = 20
@@ -38,7 +38,8 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
         if (page.more && last) {
           set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
         }
-        return page.pets
+        set.headers['content-type'] = JSON_CONTENT_TYPE
+        return petsJson(page)
       },
       {
         query: ListPetsQuery,
@@ -110,6 +111,19 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
         },
       },
     )
+}
+
+const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
+// A page a cache hands out again and again is serialized once.
+const serialized = new WeakMap<PetPage, string>()
+
+function petsJson(page: PetPage): string {
+  let json = serialized.get(page)
+  if (json === undefined) {
+    json = JSON.stringify(page.pets)
+    serialized.set(page, json)
+  }
+  return json
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {

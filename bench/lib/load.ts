@@ -1,0 +1,79 @@
+import autocannon from 'autocannon'
+import type { LoadRequest, Scenario, ScenarioContext } from './scenarios'
+
+/** What one timed run measured. */
+export interface LoadResult {
+  rps: number
+  p50: number
+  p99: number
+  /** Connection errors and timeouts. */
+  errors: number
+  non2xx: number
+  requests: number
+  /** Answers that failed the scenario's check (on the service only). */
+  wrong: number
+  firstWrong?: string
+}
+
+/** Options of one run. */
+export interface LoadOptions {
+  url: string
+  connections: number
+  /** Seconds, or a number of requests with `amount`. */
+  duration?: number
+  amount?: number
+  /** Count wrong answers (the service); the baseline runs the same checks without counting. */
+  judge: boolean
+}
+
+// Bodies are checked in full on one answer in 32; status and headers on every one.
+const FULL_CHECK_EVERY = 32
+
+/** Drives `scenario` with autocannon and returns its figures. */
+export async function runLoad(scenario: Scenario, context: ScenarioContext, options: LoadOptions): Promise<LoadResult> {
+  let seen = 0
+  let wrong = 0
+  let firstWrong: string | undefined
+  const requests: LoadRequest[] = scenario.requests(context).map((request) => ({
+    ...request,
+    onResponse: (status, body, noted, rawHeaders) => {
+      const headers: Record<string, string> = {}
+      for (const name in rawHeaders) headers[name.toLowerCase()] = rawHeaders[name]!
+      const problem = scenario.check({ status, body, headers, noted }, ++seen % FULL_CHECK_EVERY === 0, context)
+      if (problem !== undefined && options.judge) {
+        wrong++
+        firstWrong ??= problem
+      }
+    },
+  }))
+  const result = await autocannon({
+    url: options.url,
+    connections: options.connections,
+    ...(options.amount ? { amount: options.amount } : { duration: options.duration ?? 10 }),
+    requests: requests as autocannon.Request[],
+  })
+  return {
+    rps: result.requests.average,
+    p50: result.latency.p50,
+    p99: result.latency.p99,
+    errors: result.errors + result.timeouts,
+    non2xx: result.non2xx,
+    requests: result.requests.total,
+    wrong,
+    firstWrong,
+  }
+}
+
+/** The first request of a scenario, sent once with fetch, recorded for the baseline to replay byte for byte. */
+export async function recordAnswer(url: string, scenario: Scenario, context: ScenarioContext) {
+  let [request] = scenario.requests(context)
+  if (!request) throw new Error(`${scenario.name} has no request`)
+  if (request.setupRequest) request = request.setupRequest({ ...request }, {})
+  const response = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })
+  const skip = new Set(['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'])
+  return {
+    status: response.status,
+    headers: [...response.headers].filter(([name]) => !skip.has(name)),
+    body: Buffer.from(await response.arrayBuffer()).toString('base64'),
+  }
+}

@@ -1,0 +1,87 @@
+/** One scenario's figures, as printed and written to JSON. */
+export interface ScenarioResult {
+  scenario: string
+  what: string
+  pets: number
+  /** Median req/s of the service over the rounds. */
+  rps: number
+  /** Median req/s of the raw baseline, when one ran. */
+  baselineRps?: number
+  /** Median of the per-round ratios service / baseline. */
+  ratio?: number
+  p50: number
+  p99: number
+  errors: number
+  non2xx: number
+  wrong: number
+  firstWrong?: string
+  rssBefore?: number
+  rssAfter?: number
+}
+
+/** A whole run, with what it ran on. */
+export interface BenchReport {
+  date: string
+  machine: string
+  pinned: boolean
+  generator: string
+  connections: number
+  duration: number
+  rounds: number
+  results: ScenarioResult[]
+  notes: string[]
+}
+
+const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(0))
+
+/** The results as an aligned text table (also valid Markdown). */
+export function table(results: ScenarioResult[]): string {
+  const rows = [
+    ['scenario', 'pets', 'req/s', 'ratio to raw', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'wrong', 'RSS MB before/after'],
+    ...results.map((r) => [
+      r.scenario,
+      r.pets.toLocaleString('en'),
+      Math.round(r.rps).toLocaleString('en'),
+      r.ratio === undefined ? '-' : r.ratio.toFixed(2),
+      String(r.p50),
+      String(r.p99),
+      String(r.errors),
+      String(r.non2xx),
+      String(r.wrong),
+      `${mb(r.rssBefore)} / ${mb(r.rssAfter)}`,
+    ]),
+  ]
+  const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)))
+  const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`
+  return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n')
+}
+
+/** A horizontal bar chart of req/s per scenario, the service beside its raw baseline, as SVG. */
+export function svgChart(report: BenchReport): string {
+  const measured = report.results.filter((r) => r.baselineRps !== undefined)
+  const max = Math.max(1, ...measured.flatMap((r) => [r.rps, r.baselineRps ?? 0]))
+  const left = 150
+  const width = 560
+  const rowHeight = 44
+  const height = 60 + measured.length * rowHeight
+  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  const bars = measured
+    .map((r, i) => {
+      const y = 40 + i * rowHeight
+      const service = (r.rps / max) * width
+      const baseline = ((r.baselineRps ?? 0) / max) * width
+      return [
+        `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escape(r.scenario)}</text>`,
+        `<rect x="${left}" y="${y}" width="${baseline.toFixed(1)}" height="14" fill="#c8ccd4"/>`,
+        `<rect x="${left}" y="${y + 16}" width="${service.toFixed(1)}" height="14" fill="#3b7dd8"/>`,
+        `<text x="${left + Math.max(service, baseline) + 6}" y="${y + 27}">${Math.round(r.rps).toLocaleString('en')} req/s (${r.ratio?.toFixed(2)} of raw)</text>`,
+      ].join('')
+    })
+    .join('\n')
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 200}" height="${height}" font-family="sans-serif" font-size="12">
+<text x="${left}" y="18" font-weight="bold">req/s by scenario: service (blue) against a raw Bun.serve of the same bytes (grey)</text>
+<text x="${left}" y="32" fill="#555">${escape(`${report.generator}, ${report.connections} connections, ${report.duration} s x ${report.rounds} rounds, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`)}</text>
+${bars}
+</svg>
+`
+}

@@ -1,0 +1,162 @@
+import type { BenchKeys } from './seed'
+
+/** What an autocannon request looks like here (a subset of its options). */
+export interface LoadRequest {
+  method?: string
+  path?: string
+  headers?: Record<string, string>
+  body?: string
+  setupRequest?: (request: LoadRequest, context: Record<string, unknown>) => LoadRequest
+  onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void
+}
+
+/** Everything a scenario may build its requests from. */
+export interface ScenarioContext {
+  keys: BenchKeys
+  pets: number
+}
+
+/** One measured workload: its requests, and how to tell a right answer from a fast wrong one. */
+export interface Scenario {
+  name: string
+  what: string
+  /** The requests one connection cycles through. */
+  requests(context: ScenarioContext): Omit<LoadRequest, 'onResponse'>[]
+  /** Why this answer is wrong, or undefined. `full` asks for the body to be checked too (done on a sample). */
+  check(answer: Answer, full: boolean, context: ScenarioContext): string | undefined
+}
+
+/** One answer as the load generator saw it. */
+export interface Answer {
+  status: number
+  body: string
+  headers: Record<string, string>
+  /** What setupRequest noted for this request (e.g. the `after` it asked for). */
+  noted: Record<string, unknown>
+}
+
+const auth = (key: string) => ({ authorization: `Bearer ${key}` })
+const json = { 'content-type': 'application/json' }
+
+function rateLimitHeaders({ headers }: Answer): string | undefined {
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+    if (!/^\d+$/.test(headers[name] ?? '')) return `missing ${name}`
+  }
+  return undefined
+}
+
+interface PetLike {
+  id: number
+  status: string
+}
+
+/** Status, rate-limit headers, and (on a sample) a page that is ascending, of the right size and above `after`. */
+function pageCheck(expected: { size: (answer: Answer) => number; status?: string; firstId?: (answer: Answer) => number }) {
+  return (answer: Answer, full: boolean): string | undefined => {
+    if (answer.status !== 200) return `status ${answer.status}`
+    const headers = rateLimitHeaders(answer)
+    if (headers || !full) return headers
+    const page = JSON.parse(answer.body) as PetLike[]
+    if (page.length !== expected.size(answer)) return `page of ${page.length}, expected ${expected.size(answer)}`
+    const after = Number(answer.noted.after ?? 0)
+    for (let i = 0; i < page.length; i++) {
+      const pet = page[i]!
+      if (pet.id <= after || (i > 0 && pet.id <= page[i - 1]!.id)) return 'ids not ascending above after'
+      if (expected.status && pet.status !== expected.status) return `status ${pet.status} in a ${expected.status} page`
+    }
+    if (expected.firstId && page[0]?.id !== expected.firstId(answer)) return `first id ${page[0]?.id}`
+    return undefined
+  }
+}
+
+/** Every scenario of the bench, in the order they run. */
+export const SCENARIOS: Scenario[] = [
+  {
+    name: 'hot list',
+    what: 'GET /v1/pets?limit=20, the same page again and again',
+    requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) }],
+    check: pageCheck({ size: () => 20, firstId: () => 1 }),
+  },
+  {
+    name: 'cold list',
+    what: 'GET /v1/pets?limit=20&after=<random id>',
+    requests: ({ keys, pets }) => [
+      {
+        method: 'GET',
+        headers: auth(keys.unlimited),
+        setupRequest: (request, context) => {
+          const after = Math.floor(Math.random() * (pets - 20))
+          context.after = after
+          return { ...request, path: `/v1/pets?limit=20&after=${after}` }
+        },
+      },
+    ],
+    check: pageCheck({ size: () => 20, firstId: (answer) => Number(answer.noted.after) + 1 }),
+  },
+  {
+    name: 'filtered list',
+    what: 'GET /v1/pets?status=available&limit=100',
+    requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(keys.unlimited) }],
+    check: pageCheck({ size: () => 100, status: 'available' }),
+  },
+  {
+    name: 'first page',
+    what: 'GET /v1/pets?limit=20 (compare with the deep page)',
+    requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) }],
+    check: pageCheck({ size: () => 20, firstId: () => 1 }),
+  },
+  {
+    name: 'deep page',
+    what: 'GET /v1/pets?limit=20&after=<25 before the end>',
+    requests: ({ keys, pets }) => [{ method: 'GET', path: `/v1/pets?limit=20&after=${pets - 25}`, headers: auth(keys.unlimited) }],
+    check: (answer, full, { pets }) => pageCheck({ size: () => 20, firstId: () => pets - 24 })(answer, full),
+  },
+  {
+    name: 'create',
+    what: 'POST /v1/pets (default durability, synchronous=NORMAL)',
+    requests: ({ keys }) => [{ method: 'POST', path: '/v1/pets', headers: { ...auth(keys.unlimited), ...json }, body: '{"name":"Bench","categoryId":3}' }],
+    check: (answer, full) => {
+      if (answer.status !== 201) return `status ${answer.status}`
+      if (!answer.headers.location) return 'no Location'
+      if (!full) return rateLimitHeaders(answer)
+      const pet = JSON.parse(answer.body) as { id: number; name: string }
+      return pet.name === 'Bench' && pet.id > 0 ? rateLimitHeaders(answer) : 'wrong pet'
+    },
+  },
+  {
+    name: '429 path',
+    what: 'GET /v1/pets with a Free key far over its limit',
+    requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.free) }],
+    check: (answer) => (answer.status !== 429 ? `status ${answer.status}` : !answer.headers['retry-after'] ? 'no Retry-After' : rateLimitHeaders(answer)),
+  },
+  {
+    name: '401 path',
+    what: 'GET /v1/pets with unknown keys, each from its own address (TRUST_PROXY on)',
+    requests: () => [
+      {
+        method: 'GET',
+        path: '/v1/pets?limit=20',
+        setupRequest: (request) => {
+          const n = Math.floor(Math.random() * 2 ** 32)
+          return {
+            ...request,
+            headers: {
+              authorization: 'Bearer ask_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA',
+              'x-forwarded-for': `${n >>> 24}.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`,
+            },
+          }
+        },
+      },
+    ],
+    check: (answer) => (answer.status !== 401 ? `status ${answer.status}` : !answer.headers['www-authenticate'] ? 'no WWW-Authenticate' : rateLimitHeaders(answer)),
+  },
+  {
+    name: 'mixed 90/10',
+    what: 'nine GET /v1/pets?limit=20 for each POST /v1/pets',
+    requests: ({ keys }) => [
+      ...Array.from({ length: 9 }, () => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) })),
+      { method: 'POST', path: '/v1/pets', headers: { ...auth(keys.unlimited), ...json }, body: '{"name":"Bench","categoryId":3}' },
+    ],
+    check: (answer) => (answer.status !== 200 && answer.status !== 201 ? `status ${answer.status}` : rateLimitHeaders(answer)),
+  },
+]

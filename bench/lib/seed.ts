@@ -1,0 +1,28 @@
+import { openDatabase } from '../../src/db/open'
+import { issueKey } from '../../src/keys/issue'
+import { PLAN_LIMITS } from '../../src/keys/plans'
+import { SqliteKeyStore } from '../../src/keys/store'
+
+/** The keys a bench run uses. */
+export interface BenchKeys {
+  /** Enterprise limits far above what a run sends: the limiter is measured, never hit. */
+  unlimited: string
+  /** A Free key, driven over its limit for the 429 scenario. */
+  free: string
+}
+
+const STATUSES = ['available', 'pending', 'sold'] as const
+
+/** Creates the database at `path` with `pets` pets (statuses in turn) and the bench's keys. */
+export async function seedDatabase(path: string, pets: number): Promise<BenchKeys> {
+  const db = openDatabase(path)
+  const insert = db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3)')
+  db.transaction(() => {
+    for (let i = 1; i <= pets; i++) insert.run(`pet ${i}`, 1 + (i % 97), STATUSES[i % 3]!)
+  })()
+  const keys = new SqliteKeyStore(db)
+  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1_000_000_000, rpd: 1_000_000_000_000 })
+  const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
+  db.close()
+  return { unlimited: unlimited.secret, free: free.secret }
+}

@@ -1,0 +1,221 @@
+// The bench suite: seeds a fresh database, starts the service and a raw
+// baseline on CPU 0, drives both with autocannon from CPU 1, A B A B, and
+// prints req/s, latency, errors and the ratio to the baseline per scenario.
+// Every process it starts is stopped by PID; it only talks to 127.0.0.1.
+//
+//   bun bench/run.ts --help
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { cpus, tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { parseArgs } from 'node:util'
+import { recordAnswer, runLoad, type LoadResult } from './lib/load'
+import { canPin, pinSelf, rssOf, spawnPinned, type Started } from './lib/processes'
+import { svgChart, table, type BenchReport, type ScenarioResult } from './lib/report'
+import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
+import { seedDatabase } from './lib/seed'
+
+const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
+
+  --pets N            pets seeded for the scenarios (default 100000)
+  --duration S        seconds per timed run (default 10)
+  --rounds N          baseline/service rounds per scenario; medians are reported (default 3)
+  --connections N     autocannon connections (default 50)
+  --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
+  --scale             also: the list scenarios at 1,000, 100,000 and 1,000,000 pets,
+                      and the service's RSS after 1,000,000 distinct client addresses
+  --json FILE         write the results as JSON
+  --svg FILE          write a chart of req/s against the baseline
+  --help              this text
+
+Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}.
+The service runs with LOG_LEVEL=warn (no request lines) and TRUST_PROXY=on.`
+
+const { values } = parseArgs({
+  options: {
+    pets: { type: 'string', default: '100000' },
+    duration: { type: 'string', default: '10' },
+    rounds: { type: 'string', default: '3' },
+    connections: { type: 'string', default: '50' },
+    only: { type: 'string' },
+    scale: { type: 'boolean', default: false },
+    json: { type: 'string' },
+    svg: { type: 'string' },
+    help: { type: 'boolean', default: false },
+  },
+})
+if (values.help) {
+  console.log(HELP)
+  process.exit(0)
+}
+
+const pets = Number(values.pets)
+const duration = Number(values.duration)
+const rounds = Number(values.rounds)
+const connections = Number(values.connections)
+const only = values.only?.split(',').map((name) => name.trim())
+const ROOT = join(import.meta.dir, '..')
+const work = mkdtempSync(join(tmpdir(), 'animal-store-bench-'))
+const running = new Set<Started>()
+
+pinSelf()
+const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${Bun.version}`
+console.error(`bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, autocannon to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`)
+
+async function startService(databasePath: string): Promise<Started & { url: string }> {
+  const started = await spawnPinned(
+    [process.execPath, '--max-http-header-size=65536', join(ROOT, 'src/main.ts'), 'serve'],
+    { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: 'warn', TRUST_PROXY: 'on' },
+    /listening on (http:\/\/\S+)/,
+  )
+  running.add(started)
+  return { ...started, url: started.match[1]!.replace('localhost', '127.0.0.1') }
+}
+
+async function startBaseline(recorded: unknown): Promise<Started & { url: string }> {
+  const file = join(work, 'baseline-response.json')
+  writeFileSync(file, JSON.stringify(recorded))
+  const started = await spawnPinned([process.execPath, join(ROOT, 'bench/baseline_server.ts'), file], {}, /baseline listening on (\d+)/)
+  running.add(started)
+  return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
+}
+
+async function stop(started: Started): Promise<void> {
+  await started.stop()
+  running.delete(started)
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/** Rounds of baseline then service, back to back; medians of each and of the per-round ratios. */
+async function measure(scenario: Scenario, service: { url: string; pid: number }, context: ScenarioContext, withBaseline: boolean): Promise<ScenarioResult> {
+  const baseline = withBaseline ? await startBaseline(await recordAnswer(service.url, scenario, context)) : undefined
+  const serviceRuns: LoadResult[] = []
+  const baselineRuns: LoadResult[] = []
+  const rssBefore = await rssOf(service.pid)
+  try {
+    for (let round = 0; round < (withBaseline ? rounds : 1); round++) {
+      if (baseline) baselineRuns.push(await runLoad(scenario, context, { url: baseline.url, connections, duration, judge: false }))
+      serviceRuns.push(await runLoad(scenario, context, { url: service.url, connections, duration, judge: true }))
+    }
+  } finally {
+    if (baseline) await stop(baseline)
+  }
+  const sum = (pick: (r: LoadResult) => number) => serviceRuns.reduce((total, r) => total + pick(r), 0)
+  return {
+    scenario: scenario.name,
+    what: scenario.what,
+    pets: context.pets,
+    rps: median(serviceRuns.map((r) => r.rps)),
+    baselineRps: baseline ? median(baselineRuns.map((r) => r.rps)) : undefined,
+    ratio: baseline ? median(serviceRuns.map((r, i) => r.rps / baselineRuns[i]!.rps)) : undefined,
+    p50: median(serviceRuns.map((r) => r.p50)),
+    p99: median(serviceRuns.map((r) => r.p99)),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+    wrong: sum((r) => r.wrong),
+    firstWrong: serviceRuns.find((r) => r.firstWrong)?.firstWrong,
+    rssBefore,
+    rssAfter: await rssOf(service.pid),
+  }
+}
+
+async function exhaustFreeKey(url: string, key: string): Promise<void> {
+  // Over the limit and then banned: every later request takes the 429 path.
+  for (let i = 0; i < 130; i++) await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+}
+
+const results: ScenarioResult[] = []
+const notes: string[] = []
+try {
+  const databasePath = join(work, `pets-${pets}.sqlite`)
+  console.error(`bench: seeding ${pets.toLocaleString('en')} pets`)
+  const keys = await seedDatabase(databasePath, pets)
+  const service = await startService(databasePath)
+  const context: ScenarioContext = { keys, pets }
+  for (const scenario of SCENARIOS) {
+    if (only && !only.includes(scenario.name)) continue
+    if (scenario.name === '429 path') await exhaustFreeKey(service.url, keys.free)
+    console.error(`bench: ${scenario.name} (${scenario.what})`)
+    const result = await measure(scenario, service, context, true)
+    results.push(result)
+    console.error(table([result]).split('\n').at(-1))
+  }
+  await stop(service)
+
+  if (values.scale) {
+    const listScenarios = SCENARIOS.filter((s) => ['hot list', 'cold list', 'first page', 'deep page'].includes(s.name))
+    for (const size of [1_000, 100_000, 1_000_000]) {
+      const path = join(work, `scale-${size}.sqlite`)
+      console.error(`bench: scale, seeding ${size.toLocaleString('en')} pets`)
+      const scaleKeys = await seedDatabase(path, size)
+      const scaled = await startService(path)
+      for (const scenario of listScenarios) {
+        const result = await measure(scenario, scaled, { keys: scaleKeys, pets: size }, false)
+        results.push({ ...result, scenario: `${scenario.name} @ ${size.toLocaleString('en')}` })
+        console.error(table([results.at(-1)!]).split('\n').at(-1))
+      }
+      await stop(scaled)
+      rmSync(path, { force: true })
+    }
+    const addresses = 1_000_000
+    console.error(`bench: RSS after ${addresses.toLocaleString('en')} distinct client addresses`)
+    const path = join(work, 'addresses.sqlite')
+    const addressKeys = await seedDatabase(path, 1_000)
+    const fresh = await startService(path)
+    const rssBefore = await rssOf(fresh.pid)
+    let next = 0
+    const distinct: Scenario = {
+      name: 'distinct addresses',
+      what: `${addresses.toLocaleString('en')} requests without a key, each from a new X-Forwarded-For address`,
+      requests: () => [
+        {
+          method: 'GET',
+          path: '/v1/pets?limit=1',
+          setupRequest: (request) => {
+            const n = next++
+            return { ...request, headers: { 'x-forwarded-for': `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`, 'x-n': String(n >>> 24) } }
+          },
+        },
+      ],
+      check: (answer) => (answer.status === 401 ? undefined : `status ${answer.status}`),
+    }
+    const run = await runLoad(distinct, { keys: addressKeys, pets: 1_000 }, { url: fresh.url, connections, amount: addresses, judge: true })
+    results.push({
+      scenario: 'distinct addresses',
+      what: distinct.what,
+      pets: 1_000,
+      rps: run.rps,
+      p50: run.p50,
+      p99: run.p99,
+      errors: run.errors,
+      non2xx: run.non2xx,
+      wrong: run.wrong,
+      firstWrong: run.firstWrong,
+      rssBefore,
+      rssAfter: await rssOf(fresh.pid),
+    })
+    notes.push(`distinct addresses: ${next.toLocaleString('en')} requests sent; 10.x.y.z wraps after 16.7 million`)
+    await stop(fresh)
+  }
+} finally {
+  for (const started of running) await started.stop()
+  rmSync(work, { recursive: true, force: true })
+}
+
+const report: BenchReport = {
+  date: new Date().toISOString(),
+  machine,
+  pinned: canPin,
+  generator: `autocannon ${(await import('autocannon/package.json')).version}`,
+  connections,
+  duration,
+  rounds,
+  results,
+  notes,
+}
+console.log(`\n${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`)
+console.log(table(results))
+for (const result of results) if (result.firstWrong) console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)
+if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n')
+if (values.svg) writeFileSync(values.svg, svgChart(report))
+process.exitCode = results.some((r) => r.wrong > 0 || r.errors > 0) ? 1 : 0

@@ -1,0 +1,64 @@
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { openDatabase } from '../../src/db/open'
+import { CachedPetStore, PAGE_CACHE_SIZE } from '../../src/pets/page_cache'
+import { SqlitePetStore, type PetListQuery, type PetStore } from '../../src/pets/store'
+import { tempDir } from '../process_helpers'
+
+/** A SQLite store that counts the pages it is asked for. */
+function counted(store: PetStore) {
+  const counter = { lists: 0 }
+  const wrapped: PetStore = {
+    list: (query: PetListQuery) => {
+      counter.lists++
+      return store.list(query)
+    },
+    create: (pet, claim) => store.create(pet, claim),
+    get: (id) => store.get(id),
+    answers: () => store.answers(),
+  }
+  return { wrapped, counter }
+}
+
+describe('CachedPetStore', () => {
+  test('answers a page it has read from memory until the next create', async () => {
+    const db = openDatabase(':memory:')
+    const { wrapped, counter } = counted(new SqlitePetStore(db))
+    const cache = new CachedPetStore(wrapped, db)
+    await cache.create({ name: 'Rex', categoryId: 1 })
+    const first = await cache.list({ limit: 20 })
+    expect(await cache.list({ limit: 20 })).toBe(first)
+    expect(counter.lists).toBe(1)
+    await cache.list({ limit: 20, status: 'sold' })
+    await cache.list({ limit: 20, after: 1 })
+    expect(counter.lists).toBe(3)
+    await cache.create({ name: 'Max', categoryId: 2 })
+    const after = await cache.list({ limit: 20 })
+    expect(after.pets.map((p) => p.name)).toEqual(['Rex', 'Max'])
+    expect(counter.lists).toBe(4)
+  })
+
+  test('forgets everything when another connection writes the database', async () => {
+    const workspace = tempDir('animal-store-cache-')
+    try {
+      const path = join(workspace.dir, 'store.sqlite')
+      const db = openDatabase(path)
+      const cache = new CachedPetStore(new SqlitePetStore(db), db)
+      expect((await cache.list({ limit: 20 })).pets).toEqual([])
+      new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
+      expect((await cache.list({ limit: 20 })).pets.map((p) => p.name)).toEqual(['Outsider'])
+    } finally {
+      workspace.cleanup()
+    }
+  })
+
+  test(`holds at most ${PAGE_CACHE_SIZE} pages`, async () => {
+    const db = openDatabase(':memory:')
+    const { wrapped, counter } = counted(new SqlitePetStore(db))
+    const cache = new CachedPetStore(wrapped, db)
+    for (let after = 0; after <= PAGE_CACHE_SIZE; after++) await cache.list({ limit: 1, after })
+    expect(counter.lists).toBe(PAGE_CACHE_SIZE + 1)
+    await cache.list({ limit: 1, after: 0 })
+    expect(counter.lists).toBe(PAGE_CACHE_SIZE + 2)
+  })
+})
