@@ -1,11 +1,11 @@
-// Memory of the in-memory rate limiter: a thousand subjects, then a million
-// distinct ones (as a flood of client addresses would be), then the windows
-// passing. Prints RSS and live heap after a full GC at each step.
+// Memory of the in-memory rate limiter: a thousand client addresses, then a
+// million distinct ones (a flood), then the windows passing. Prints RSS and live heap after a full GC at each step.
 //
 //   bun bench/limiter_memory.ts [--subjects 1000000]
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
 import { DAY_MS, MemoryRateLimiter } from '../src/ratelimit/limiter'
+import { addressSubject } from '../src/ratelimit/subject'
 
 const { values } = parseArgs({ options: { subjects: { type: 'string', default: '1000000' } } })
 const many = Number(values.subjects)
@@ -20,11 +20,11 @@ function report(step: string, limiter: MemoryRateLimiter): void {
 
 const limiter = new MemoryRateLimiter()
 report('empty', limiter)
-for (let i = 0; i < 1000; i++) limiter.consume(`ip:10.0.${i >> 8}.${i & 255}`, free, day + 10_000)
+for (let i = 0; i < 1000; i++) limiter.consume(addressSubject(`10.0.${i >> 8}.${i & 255}`), free, day + 10_000)
 report('1,000 subjects in the current minute and day', limiter)
-for (let i = 0; i < many; i++) limiter.consume(`ip:${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`, free, day + 20_000 + (i % 30_000))
+for (let i = 0; i < many; i++) limiter.consume(addressSubject(`${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`), free, day + 20_000 + (i % 30_000))
 report(`${many.toLocaleString('en')} subjects in the same minute`, limiter)
-limiter.consume('ip:next-minute', free, day + 60_000)
+limiter.consume(addressSubject('192.0.2.1'), free, day + 60_000)
 report('the next minute (the day still holds them)', limiter)
-for (let i = 0; i < 1000; i++) limiter.consume(`ip:10.0.${i >> 8}.${i & 255}`, free, day + DAY_MS + 10_000)
+for (let i = 0; i < 1000; i++) limiter.consume(addressSubject(`10.0.${i >> 8}.${i & 255}`), free, day + DAY_MS + 10_000)
 report('the next UTC day, 1,000 subjects again', limiter)

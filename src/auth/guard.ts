@@ -6,6 +6,7 @@ import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/http'
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter'
+import { addressSubject, keySubject } from '../ratelimit/subject'
 
 /** The RFC 6750 challenge sent with every 401. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
@@ -46,8 +47,8 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, keyI
     if (key !== undefined) keyIds.set(request, key.id)
     // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
-      ? limiter.consume(`key:${key.id}`, key, clock())
-      : limiter.consume(`ip:${clientAddress(request, socketAddress(request), trustProxy)}`, PLAN_LIMITS.free, clock())
+      ? limiter.consume(keySubject(key.id), key, clock())
+      : limiter.consume(addressSubject(clientAddress(request, socketAddress(request), trustProxy)), PLAN_LIMITS.free, clock())
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
       if (refusal !== undefined || key !== undefined) return refusal

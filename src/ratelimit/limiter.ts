@@ -8,6 +8,9 @@ export const DAY_MS = 86_400_000
 /** How long a subject that keeps hammering after 429s is refused outright. */
 export const BAN_MS = 15 * MINUTE_MS
 
+/** Who is counted: a key's id, or a client address (an IPv4 as a negative number, anything else as text). */
+export type Subject = number | string
+
 /** Why a request was refused. */
 export type RefusalCode = 'rate_limit_exceeded' | 'key_banned'
 
@@ -30,82 +33,150 @@ export interface RateDecision {
 }
 
 /**
- * Counts requests per subject (a key, or a client address) against a
- * per-minute and a per-day limit. `now` is passed in: implementations never
- * read a clock. An in-memory one answers at once; a shared one may answer later.
+ * Counts requests per subject against a per-minute and a per-day limit.
+ * `now` is passed in: implementations never read a clock. An in-memory one
+ * answers at once; a shared one may answer later.
  */
 export interface RateLimiter {
-  consume(subject: string, limits: Limits, now: number): Awaitable<RateDecision>
+  consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
+}
+
+// A subject's counters, packed into one number (exact below 2^53) so that a
+// flood of distinct addresses costs one map entry each: from high to low,
+// requests today (20 bits), the minute of the day they were last counted in,
+// requests in that minute, and refusals in that minute (11 bits each).
+const FIELD = 2 ** 11
+const MAX_PACKED_DAY = 2 ** 20 - 1
+interface Counters {
+  usedToday: number
+  minuteOfDay: number
+  usedThisMinute: number
+  refusedThisMinute: number
+}
+
+/** Packs counters; counts above the limits (after a plan downgrade) are clamped, which blocks exactly as before. */
+function pack(c: Counters, { rpm, rpd }: Limits): number {
+  const usedToday = Math.min(c.usedToday, rpd)
+  const usedThisMinute = Math.min(c.usedThisMinute, rpm)
+  const refusedThisMinute = Math.min(c.refusedThisMinute, rpm + 1)
+  return ((usedToday * FIELD + c.minuteOfDay) * FIELD + usedThisMinute) * FIELD + refusedThisMinute
+}
+
+function unpack(value: number): Counters {
+  const refusedThisMinute = value % FIELD
+  let rest = (value - refusedThisMinute) / FIELD
+  const usedThisMinute = rest % FIELD
+  rest = (rest - usedThisMinute) / FIELD
+  const minuteOfDay = rest % FIELD
+  return { usedToday: (rest - minuteOfDay) / FIELD, minuteOfDay, usedThisMinute, refusedThisMinute }
+}
+
+/** Whether a subject's counters under these limits fit the packed form. */
+function packable({ rpm, rpd }: Limits): boolean {
+  return rpm < FIELD - 1 && rpd <= MAX_PACKED_DAY
 }
 
 /**
- * Fixed-window counters in memory: one map for the current minute, one for
- * the current UTC day. When a window ends its map is dropped whole, so memory
- * holds only the subjects seen in the current windows, with no timer per key.
- * A request refused with 429 is not counted; once the refusals to a subject
+ * Fixed-window counters in memory, exact under any concurrency (each call
+ * runs to completion). Every subject seen today has one entry holding its
+ * day count and the counts of the minute it was last seen in, which restart
+ * when a new minute begins; at UTC midnight the whole map is dropped, so
+ * memory holds only today's subjects and there is no timer per key. A
+ * request refused with 429 is not counted; once the refusals to a subject
  * within one minute outnumber its per-minute limit, it is banned for 15 minutes.
  */
 export class MemoryRateLimiter implements RateLimiter {
-  #minute = -Infinity
   #day = -Infinity
-  #usedThisMinute = new Map<string, number>()
-  #refusedThisMinute = new Map<string, number>()
-  #usedToday = new Map<string, number>()
-  #bannedUntil = new Map<string, number>()
+  #minute = -Infinity
+  // Packed counters, for limits that fit; plain objects for large custom (Enterprise) limits.
+  #packed = new Map<Subject, number>()
+  #wide = new Map<Subject, Counters>()
+  #bannedUntil = new Map<Subject, number>()
 
-  consume(subject: string, { rpm, rpd }: Limits, now: number): RateDecision {
+  consume(subject: Subject, limits: Limits, now: number): RateDecision {
     this.#advanceTo(now)
+    const { rpm, rpd } = limits
     // Bans are rare: most requests skip the lookup.
     const banEnd = this.#bannedUntil.size === 0 ? undefined : this.#bannedUntil.get(subject)
     if (banEnd !== undefined) {
       if (now < banEnd) return refused('key_banned', 'ban', rpm, banEnd, now)
       this.#bannedUntil.delete(subject)
     }
+    const minuteOfDay = this.#minute - this.#day * (DAY_MS / MINUTE_MS)
     const minuteEnd = (this.#minute + 1) * MINUTE_MS
     const dayEnd = (this.#day + 1) * DAY_MS
-    const usedMinute = this.#usedThisMinute.get(subject) ?? 0
-    const usedDay = this.#usedToday.get(subject) ?? 0
-
-    if (usedMinute >= rpm || usedDay >= rpd) {
-      const refusals = (this.#refusedThisMinute.get(subject) ?? 0) + 1
-      this.#refusedThisMinute.set(subject, refusals)
-      if (refusals > rpm) {
-        this.#bannedUntil.set(subject, now + BAN_MS)
-        return refused('key_banned', 'ban', rpm, now + BAN_MS, now)
-      }
-      // The day outlasts the minute, so when the day is spent it is what blocks.
-      return usedDay >= rpd
-        ? refused('rate_limit_exceeded', 'day', rpd, dayEnd, now)
-        : refused('rate_limit_exceeded', 'minute', rpm, minuteEnd, now)
+    const packed = packable(limits)
+    const counters = this.#countersOf(subject, packed) ?? { usedToday: 0, minuteOfDay, usedThisMinute: 0, refusedThisMinute: 0 }
+    if (counters.minuteOfDay !== minuteOfDay) {
+      counters.minuteOfDay = minuteOfDay
+      counters.usedThisMinute = 0
+      counters.refusedThisMinute = 0
     }
 
-    this.#usedThisMinute.set(subject, usedMinute + 1)
-    this.#usedToday.set(subject, usedDay + 1)
-    const leftMinute = rpm - usedMinute - 1
-    const leftDay = rpd - usedDay - 1
-    return leftDay < leftMinute
-      ? { refusal: undefined, window: 'day', limit: rpd, remaining: leftDay, reset: dayEnd / 1000, retryAfter: 0 }
-      : { refusal: undefined, window: 'minute', limit: rpm, remaining: leftMinute, reset: minuteEnd / 1000, retryAfter: 0 }
+    let decision: RateDecision
+    if (counters.usedThisMinute >= rpm || counters.usedToday >= rpd) {
+      counters.refusedThisMinute++
+      if (counters.refusedThisMinute > rpm) {
+        this.#bannedUntil.set(subject, now + BAN_MS)
+        decision = refused('key_banned', 'ban', rpm, now + BAN_MS, now)
+      } else {
+        // The day outlasts the minute, so when the day is spent it is what blocks.
+        decision =
+          counters.usedToday >= rpd
+            ? refused('rate_limit_exceeded', 'day', rpd, dayEnd, now)
+            : refused('rate_limit_exceeded', 'minute', rpm, minuteEnd, now)
+      }
+    } else {
+      counters.usedThisMinute++
+      counters.usedToday++
+      const leftMinute = rpm - counters.usedThisMinute
+      const leftDay = rpd - counters.usedToday
+      decision =
+        leftDay < leftMinute
+          ? { refusal: undefined, window: 'day', limit: rpd, remaining: leftDay, reset: dayEnd / 1000, retryAfter: 0 }
+          : { refusal: undefined, window: 'minute', limit: rpm, remaining: leftMinute, reset: minuteEnd / 1000, retryAfter: 0 }
+    }
+    if (packed) this.#packed.set(subject, pack(counters, limits))
+    else this.#wide.set(subject, counters)
+    return decision
   }
 
-  /** How many subjects each window holds: for tests and memory checks. */
-  sizes(): { minute: number; day: number; banned: number } {
-    return { minute: this.#usedThisMinute.size, day: this.#usedToday.size, banned: this.#bannedUntil.size }
+  // One lookup in the map the limits select; only on a miss, and only when the
+  // other map holds anything, is a subject looked for (and moved) there, as
+  // after a plan change that crosses the packable limits.
+  #countersOf(subject: Subject, packed: boolean): Counters | undefined {
+    if (packed) {
+      const value = this.#packed.get(subject)
+      if (value !== undefined) return unpack(value)
+      const wide = this.#wide.size === 0 ? undefined : this.#wide.get(subject)
+      if (wide !== undefined) this.#wide.delete(subject)
+      return wide
+    }
+    const wide = this.#wide.get(subject)
+    if (wide !== undefined) return wide
+    const value = this.#packed.size === 0 ? undefined : this.#packed.get(subject)
+    if (value === undefined) return undefined
+    this.#packed.delete(subject)
+    return unpack(value)
   }
 
-  // The sweep: entering a new window drops the old window's map whole. A clock
-  // that steps back stays in the current window rather than resetting counts.
+  /** How many subjects are held today and how many are banned: for tests and memory checks. */
+  sizes(): { today: number; banned: number } {
+    return { today: this.#packed.size + this.#wide.size, banned: this.#bannedUntil.size }
+  }
+
+  // The sweeps: a new minute drops ended bans; a new UTC day drops every
+  // counter. A clock that steps back stays in the current window.
   #advanceTo(now: number): void {
     const minute = Math.floor(now / MINUTE_MS)
     if (minute <= this.#minute) return
     this.#minute = minute
-    this.#usedThisMinute = new Map()
-    this.#refusedThisMinute = new Map()
     for (const [subject, end] of this.#bannedUntil) if (end <= now) this.#bannedUntil.delete(subject)
     const day = Math.floor(now / DAY_MS)
     if (day > this.#day) {
       this.#day = day
-      this.#usedToday = new Map()
+      this.#packed = new Map()
+      this.#wide = new Map()
     }
   }
 }

@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { BAN_MS, DAY_MS, MemoryRateLimiter, MINUTE_MS } from '../../src/ratelimit/limiter'
+import { addressSubject, keySubject } from '../../src/ratelimit/subject'
 
 const free = { rpm: 60, rpd: 1000 }
 // 2026-11-21T10:00:00Z: a minute boundary, far from midnight.
@@ -165,22 +166,56 @@ describe('MemoryRateLimiter, plan changes', () => {
   })
 })
 
+describe('MemoryRateLimiter, plan changes across the packed limits', () => {
+  test('keeps the counts when a key moves to large custom limits and back', () => {
+    const limiter = new MemoryRateLimiter()
+    const big = { rpm: 5000, rpd: 5_000_000 }
+    drain(limiter, 'k', free, 50, T0)
+    expect(limiter.consume('k', big, T0)).toMatchObject({ refusal: undefined, limit: 5000, remaining: 4949 })
+    drain(limiter, 'k', big, 100, T0)
+    // Back on Free with 151 used this minute: blocked, and Remaining stays at 0.
+    expect(limiter.consume('k', free, T0)).toMatchObject({ refusal: 'rate_limit_exceeded', remaining: 0 })
+    expect(limiter.consume('k', free, T0 + MINUTE_MS)).toMatchObject({ refusal: undefined, remaining: 59 })
+    expect(limiter.sizes().today).toBe(1)
+  })
+
+  test('counts past 2^11 a minute and 2^20 a day with large limits', () => {
+    const limiter = new MemoryRateLimiter()
+    const big = { rpm: 10_000, rpd: 2_000_000 }
+    expect(drain(limiter, 'k', big, 3000, T0).at(-1)).toMatchObject({ refusal: undefined, limit: 10_000, remaining: 7000 })
+  })
+})
+
 describe('MemoryRateLimiter, memory', () => {
-  test('a million distinct subjects across windows leave only the current windows in memory', () => {
+  test('a million distinct subjects across windows leave only the current day in memory', () => {
     const limiter = new MemoryRateLimiter()
     const perMinute = 250_000
     // Four minutes, the last one past UTC midnight, a quarter of a million subjects each.
     const minutes = [MIDNIGHT - 3 * MINUTE_MS, MIDNIGHT - 2 * MINUTE_MS, MIDNIGHT - MINUTE_MS, MIDNIGHT]
     minutes.forEach((start, m) => {
-      for (let i = 0; i < perMinute; i++) limiter.consume(`ip:${m}.${i}`, free, start + (i % MINUTE_MS))
-      const sizes = limiter.sizes()
-      expect(sizes.minute).toBe(perMinute)
+      for (let i = 0; i < perMinute; i++) limiter.consume(-(m * perMinute + i) - 1, free, start + (i % MINUTE_MS))
       // Before midnight the day holds every subject so far; after it only the new day's.
-      expect(sizes.day).toBe(m < 3 ? perMinute * (m + 1) : perMinute)
+      expect(limiter.sizes().today).toBe(m < 3 ? perMinute * (m + 1) : perMinute)
     })
     limiter.consume('late', free, MIDNIGHT + MINUTE_MS)
-    expect(limiter.sizes()).toEqual({ minute: 1, day: perMinute + 1, banned: 0 })
+    expect(limiter.sizes()).toEqual({ today: perMinute + 1, banned: 0 })
     limiter.consume('later', free, MIDNIGHT + DAY_MS)
-    expect(limiter.sizes()).toEqual({ minute: 1, day: 1, banned: 0 })
+    expect(limiter.sizes()).toEqual({ today: 1, banned: 0 })
+  })
+})
+
+describe('addressSubject', () => {
+  test('turns IPv4 addresses, plain or IPv4-mapped, into distinct negative numbers', () => {
+    expect(addressSubject('0.0.0.0')).toBe(-1)
+    expect(addressSubject('10.0.0.1')).toBe(-(10 * 2 ** 24 + 1) - 1)
+    expect(addressSubject('::ffff:10.0.0.1')).toBe(addressSubject('10.0.0.1'))
+    expect(addressSubject('255.255.255.255')).toBe(-(2 ** 32))
+  })
+
+  test('keeps anything else as text, apart from key ids', () => {
+    expect(addressSubject('2001:db8::1')).toBe('ip:2001:db8::1')
+    expect(addressSubject('256.1.1.1')).toBe('ip:256.1.1.1')
+    expect(addressSubject('unknown')).toBe('ip:unknown')
+    expect(keySubject(7)).toBe(7)
   })
 })
