@@ -90,3 +90,14 @@ export function printedKey(stderr: string): string {
   if (!match) throw new Error(`no key printed in:\n${stderr}`)
   return match[1]!
 }
+
+/** Polls `probe` until it returns `expected` or `withinMs` passes; returns the last value seen. */
+export async function eventually<T>(probe: () => Promise<T>, expected: T, withinMs = 1000): Promise<T> {
+  const deadline = Date.now() + withinMs
+  let value = await probe()
+  while (value !== expected && Date.now() < deadline) {
+    await Bun.sleep(25)
+    value = await probe()
+  }
+  return value
+}

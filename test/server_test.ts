@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { printedKey, runCli, startServer, tempDir, type ServerProcess } from './process_helpers'
+import { eventually, printedKey, runCli, startServer, tempDir, type ServerProcess } from './process_helpers'
 
 describe('serve over a real port', () => {
   let workspace: ReturnType<typeof tempDir>
@@ -56,27 +56,19 @@ describe('serve over a real port', () => {
 
   test('refuses a key revoked by the CLI within one second, without a restart', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
-    const call = () => fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })
-    expect((await call()).status).toBe(200)
+    const status = async () => (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).status
+    // A key made by another process is taken up within a second, and so is its revocation.
+    expect(await eventually(status, 200)).toBe(200)
     expect((await runCli(['keys', 'revoke', String(created.id), '--db', db])).code).toBe(0)
-    // The CLI has committed when it exits; the next request must see it. Poll for at most a second anyway.
-    const deadline = Date.now() + 1000
-    let status = (await call()).status
-    while (status !== 401 && Date.now() < deadline) {
-      await Bun.sleep(50)
-      status = (await call()).status
-    }
-    expect(status).toBe(401)
+    expect(await eventually(status, 401)).toBe(401)
   })
 
-  test('applies a plan change made by the CLI to the next request', async () => {
+  test('applies a plan change made by the CLI within one second', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
-    const call = () => fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })
-    expect((await call()).headers.get('x-ratelimit-limit')).toBe('60')
+    const limit = async () => (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).headers.get('x-ratelimit-limit')
+    expect(await eventually(limit, '60')).toBe('60')
     expect((await runCli(['keys', 'set-plan', String(created.id), '--plan', 'business', '--db', db])).code).toBe(0)
-    const upgraded = await call()
-    expect(upgraded.headers.get('x-ratelimit-limit')).toBe('1000')
-    expect(upgraded.headers.get('x-ratelimit-remaining')).toBe('998')
+    expect(await eventually(limit, '1000')).toBe('1000')
   })
 
   test('prints no key on a later start with the same database', async () => {

@@ -38,14 +38,20 @@ interface KeyRow extends ApiKey {
 
 const COLUMNS = 'id, hash, name, plan, rpm, rpd, created_at AS createdAt, revoked_at AS revokedAt'
 
+/** How stale a lookup may be: another process's key change is seen within this. */
+export const KEY_FRESHNESS_MS = 200
+
 /**
- * KeyStore on bun:sqlite. Active keys are held in a map by hash; `PRAGMA
- * data_version` (about 0.2 µs) tells on each lookup whether another
- * connection, such as the CLI, committed since, and only then is the map reloaded.
- * Writes through this store reload it directly; so give a connection one store.
+ * KeyStore on bun:sqlite. Active keys are held in a map by hash. At most
+ * every KEY_FRESHNESS_MS a lookup asks `PRAGMA data_version` whether another
+ * connection, such as the CLI, has committed since (on a WAL file that costs
+ * about 2 µs, too much for every request), and only then is the map
+ * reloaded. Writes through this store reload it directly; so give a
+ * connection one store.
  */
 export class SqliteKeyStore implements KeyStore {
-  #now: () => Date
+  #clock: () => number
+  #checkedAt = -Infinity
   #dataVersion: Statement<{ data_version: number }, []>
   #active: Statement<KeyRow, []>
   #all: Statement<KeyRow, []>
@@ -57,8 +63,8 @@ export class SqliteKeyStore implements KeyStore {
   #byHash = new Map<string, ApiKey>()
   #seenVersion = -1
 
-  constructor(db: Database, now: () => Date = () => new Date()) {
-    this.#now = now
+  constructor(db: Database, clock: () => number = Date.now) {
+    this.#clock = clock
     this.#dataVersion = db.prepare('PRAGMA data_version')
     this.#active = db.prepare(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`)
     this.#all = db.prepare(`SELECT ${COLUMNS} FROM api_keys ORDER BY id`)
@@ -77,13 +83,17 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   findActive(hash: string): ApiKey | undefined {
-    const version = this.#dataVersion.get()!.data_version
-    if (version !== this.#seenVersion) this.#reload(version)
+    const now = this.#clock()
+    if (now - this.#checkedAt >= KEY_FRESHNESS_MS) {
+      this.#checkedAt = now
+      const version = this.#dataVersion.get()!.data_version
+      if (version !== this.#seenVersion) this.#reload(version)
+    }
     return this.#byHash.get(hash)
   }
 
   create(hash: string, key: NewApiKey): ApiKey {
-    const row = this.#insert.get(hash, key.name, key.plan, key.rpm, key.rpd, this.#now().toISOString())!
+    const row = this.#insert.get(hash, key.name, key.plan, key.rpm, key.rpd, new Date(this.#clock()).toISOString())!
     this.#reload()
     return withoutHash(row)
   }
@@ -93,7 +103,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   revoke(id: number): ApiKey | undefined {
-    const row = this.#revoke.get(this.#now().toISOString(), id)
+    const row = this.#revoke.get(new Date(this.#clock()).toISOString(), id)
     this.#reload()
     return row ? withoutHash(row) : undefined
   }

@@ -35,6 +35,14 @@ export interface PetStore {
 
 const COLUMNS = 'id, name, category_id AS categoryId, status'
 
+/** A row as a class instance: bun:sqlite fills these faster than plain objects. */
+class PetRow implements Pet {
+  declare id: number
+  declare name: string
+  declare categoryId: number
+  declare status: PetStatus
+}
+
 /** PetStore on bun:sqlite, every statement prepared once. */
 export class SqlitePetStore implements PetStore {
   #page: Statement<Pet, [number, number]>
@@ -48,9 +56,9 @@ export class SqlitePetStore implements PetStore {
   #createClaimed: (pet: NewPet, claim: IdempotencyClaim) => CreateOutcome
 
   constructor(db: Database) {
-    this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`)
+    this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
     // Served by the (status, id) index: a seek, then a walk in id order.
-    this.#pageByStatus = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
+    this.#pageByStatus = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`).as(PetRow)
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
     this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
     this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')

@@ -5,7 +5,7 @@ import { join } from 'node:path'
 import { openDatabase } from '../../src/db/open'
 import { hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
-import { SqliteKeyStore } from '../../src/keys/store'
+import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -39,11 +39,11 @@ describe('SqliteKeyStore', () => {
   })
 
   test('revokes once and keeps the first revocation time', async () => {
-    let now = new Date('2026-01-01T00:00:00Z')
+    let now = Date.parse('2026-01-01T00:00:00Z')
     const store = new SqliteKeyStore(openDatabase(':memory:'), () => now)
     const { key, secret } = await issueKey(store, free)
     expect(store.revoke(key.id)?.revokedAt).toBe('2026-01-01T00:00:00.000Z')
-    now = new Date('2026-02-01T00:00:00Z')
+    now = Date.parse('2026-02-01T00:00:00Z')
     expect(store.revoke(key.id)?.revokedAt).toBe('2026-01-01T00:00:00.000Z')
     expect(store.findActive(hashApiKey(secret))).toBeUndefined()
     expect(store.revoke(999)).toBeUndefined()
@@ -58,17 +58,23 @@ describe('SqliteKeyStore', () => {
     expect(store.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })).toBeUndefined()
   })
 
-  test("sees another connection's revocation and plan change on the next lookup", async () => {
+  test("sees another connection's revocation and plan change within KEY_FRESHNESS_MS", async () => {
     const path = tempDbPath()
-    const server = new SqliteKeyStore(openDatabase(path))
+    let now = 1_000_000
+    const server = new SqliteKeyStore(openDatabase(path), () => now)
     const cli = new SqliteKeyStore(openDatabase(path))
     const { key, secret } = await issueKey(cli, free)
     const hash = hashApiKey(secret)
     expect(server.findActive(hash)?.plan).toBe('free')
     cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
+    now += KEY_FRESHNESS_MS - 1
+    expect(server.findActive(hash)?.plan).toBe('free')
+    now += 1
     expect(server.findActive(hash)).toMatchObject({ plan: 'pro', rpm: 300, rpd: 10_000 })
     cli.revoke(key.id)
+    now += KEY_FRESHNESS_MS
     expect(server.findActive(hash)).toBeUndefined()
+    expect(KEY_FRESHNESS_MS).toBeLessThan(1000)
   })
 
   test('lists every key, revoked ones included, in id order', async () => {

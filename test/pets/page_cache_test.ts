@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/open'
-import { CachedPetStore, PAGE_CACHE_SIZE } from '../../src/pets/page_cache'
+import { CachedPetStore, FOREIGN_WRITE_CHECK_MS } from '../../src/pets/page_cache'
 import { SqlitePetStore, type PetListQuery, type PetStore } from '../../src/pets/store'
 import { tempDir } from '../process_helpers'
 
@@ -30,35 +30,37 @@ describe('CachedPetStore', () => {
     expect(await cache.list({ limit: 20 })).toBe(first)
     expect(counter.lists).toBe(1)
     await cache.list({ limit: 20, status: 'sold' })
-    await cache.list({ limit: 20, after: 1 })
-    expect(counter.lists).toBe(3)
+    await cache.list({ limit: 20, status: 'sold' })
+    expect(counter.lists).toBe(2)
     await cache.create({ name: 'Max', categoryId: 2 })
     const after = await cache.list({ limit: 20 })
     expect(after.pets.map((p) => p.name)).toEqual(['Rex', 'Max'])
-    expect(counter.lists).toBe(4)
+    expect(counter.lists).toBe(3)
   })
 
-  test('forgets everything when another connection writes the database', async () => {
+  test('forgets everything within FOREIGN_WRITE_CHECK_MS when another connection writes the database', async () => {
     const workspace = tempDir('animal-store-cache-')
     try {
       const path = join(workspace.dir, 'store.sqlite')
       const db = openDatabase(path)
-      const cache = new CachedPetStore(new SqlitePetStore(db), db)
+      let now = 0
+      const cache = new CachedPetStore(new SqlitePetStore(db), db, () => now)
       expect((await cache.list({ limit: 20 })).pets).toEqual([])
       new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
+      now += FOREIGN_WRITE_CHECK_MS
       expect((await cache.list({ limit: 20 })).pets.map((p) => p.name)).toEqual(['Outsider'])
     } finally {
       workspace.cleanup()
     }
   })
 
-  test(`holds at most ${PAGE_CACHE_SIZE} pages`, async () => {
+  test('keeps only first pages: later ones come from SQLite every time', async () => {
     const db = openDatabase(':memory:')
     const { wrapped, counter } = counted(new SqlitePetStore(db))
     const cache = new CachedPetStore(wrapped, db)
-    for (let after = 0; after <= PAGE_CACHE_SIZE; after++) await cache.list({ limit: 1, after })
-    expect(counter.lists).toBe(PAGE_CACHE_SIZE + 1)
-    await cache.list({ limit: 1, after: 0 })
-    expect(counter.lists).toBe(PAGE_CACHE_SIZE + 2)
+    for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 5 })
+    expect(counter.lists).toBe(3)
+    for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 0 })
+    expect(counter.lists).toBe(4)
   })
 })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { openDatabase } from '../../src/db/open'
-import { SqliteKeyStore } from '../../src/keys/store'
+import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
 import { SqlitePetStore } from '../../src/pets/store'
 import { createApp } from '../../src/app'
 import { issueKey } from '../../src/keys/issue'
@@ -132,23 +132,26 @@ describe('TRUST_PROXY', () => {
 })
 
 describe('key changes on a running server', () => {
-  test('a plan change made by another connection applies to the next request', async () => {
+  test('a plan change made by another connection applies within KEY_FRESHNESS_MS', async () => {
     const workspace = tempDir('animal-store-plan-')
     try {
       const path = `${workspace.dir}/store.sqlite`
       const serverDb = openDatabase(path)
-      const keys = new SqliteKeyStore(serverDb)
-      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => T0, logger: createLogger('silent') })
+      let now = T0
+      const keys = new SqliteKeyStore(serverDb, () => now)
+      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => now, logger: createLogger('silent') })
       const cli = new SqliteKeyStore(openDatabase(path))
       const { key, secret } = await issueKey(cli, FREE)
       const get = () => app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
       for (let i = 0; i < 60; i++) await get()
       expect((await get()).status).toBe(429)
       cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
+      now += KEY_FRESHNESS_MS
       const upgraded = await get()
       expect(upgraded.status).toBe(200)
       expect(rateHeaders(upgraded)).toMatchObject({ limit: '300', remaining: '239' })
       cli.revoke(key.id)
+      now += KEY_FRESHNESS_MS
       await expectError(await get(), 401, 'unauthorized')
     } finally {
       workspace.cleanup()
