@@ -52,6 +52,13 @@ export class CachedPetStore implements PetStore {
 
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome> {
     const outcome = this.#store.create(pet, claim)
+    // Cleared once the write has committed: a page read while it was pending is stale by then.
+    if (outcome instanceof Promise) {
+      return outcome.then((done) => {
+        this.#pages.clear()
+        return done
+      })
+    }
     this.#pages.clear()
     return outcome
   }

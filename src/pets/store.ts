@@ -33,6 +33,14 @@ export interface PetStore {
   answers(): Awaitable<boolean>
 }
 
+/** A create waiting for its batch's commit. */
+interface PendingCreate {
+  pet: NewPet
+  claim: IdempotencyClaim | undefined
+  resolve: (outcome: CreateOutcome) => void
+  reject: (error: unknown) => void
+}
+
 const COLUMNS = 'id, name, category_id AS categoryId, status'
 
 /** A row as a class instance: bun:sqlite fills these faster than plain objects. */
@@ -53,7 +61,8 @@ export class SqlitePetStore implements PetStore {
   #findClaim: Statement<{ requestHash: string; response: string }, [number, string, number]>
   #saveClaim: Statement<null, [number, string, string, string, number]>
   #purgeClaims: Statement<null, [number]>
-  #createClaimed: (pet: NewPet, claim: IdempotencyClaim) => CreateOutcome
+  #commit: (batch: PendingCreate[]) => CreateOutcome[]
+  #pending: PendingCreate[] = []
 
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
@@ -73,18 +82,8 @@ export class SqlitePetStore implements PetStore {
     this.#purgeClaims = db.prepare(
       'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at <= ?1 LIMIT 100)',
     )
-    const createClaimed = db.transaction((pet: NewPet, claim: IdempotencyClaim): CreateOutcome => {
-      const cutoff = claim.now - IDEMPOTENCY_TTL_MS
-      const earlier = this.#findClaim.get(claim.apiKeyId, claim.key, cutoff)
-      if (earlier) {
-        return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
-      }
-      const created = this.#insertPet(pet)
-      this.#saveClaim.run(claim.apiKeyId, claim.key, claim.requestHash, JSON.stringify(created), claim.now)
-      this.#purgeClaims.run(cutoff)
-      return { kind: 'created', pet: created }
-    })
-    this.#createClaimed = (pet, claim) => createClaimed.immediate(pet, claim)
+    const createAll = db.transaction((batch: PendingCreate[]): CreateOutcome[] => batch.map(({ pet, claim }) => this.#createOne(pet, claim)))
+    this.#commit = (batch) => createAll.immediate(batch)
   }
 
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
@@ -95,8 +94,44 @@ export class SqlitePetStore implements PetStore {
     return { pets: rows, more }
   }
 
-  create(pet: NewPet, claim?: IdempotencyClaim): CreateOutcome {
-    return claim === undefined ? { kind: 'created', pet: this.#insertPet(pet) } : this.#createClaimed(pet, claim)
+  /**
+   * Group commit: the creates that arrive within one turn of the event loop
+   * are written in one transaction, and each is answered once it has
+   * committed. A commit costs about as much as twenty inserts, so under load
+   * this multiplies what a second can create; durability is unchanged, since
+   * no 201 is sent before its commit.
+   */
+  create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    return new Promise((resolve, reject) => {
+      if (this.#pending.push({ pet, claim, resolve, reject }) === 1) setImmediate(() => this.#flush())
+    })
+  }
+
+  #flush(): void {
+    const batch = this.#pending
+    this.#pending = []
+    let outcomes: CreateOutcome[]
+    try {
+      outcomes = this.#commit(batch)
+    } catch (error) {
+      for (const pending of batch) pending.reject(error)
+      return
+    }
+    batch.forEach((pending, i) => pending.resolve(outcomes[i]!))
+  }
+
+  // Runs inside the batch's transaction, so a claim made earlier in the same batch is seen.
+  #createOne(pet: NewPet, claim: IdempotencyClaim | undefined): CreateOutcome {
+    if (claim === undefined) return { kind: 'created', pet: this.#insertPet(pet) }
+    const cutoff = claim.now - IDEMPOTENCY_TTL_MS
+    const earlier = this.#findClaim.get(claim.apiKeyId, claim.key, cutoff)
+    if (earlier) {
+      return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
+    }
+    const created = this.#insertPet(pet)
+    this.#saveClaim.run(claim.apiKeyId, claim.key, claim.requestHash, JSON.stringify(created), claim.now)
+    this.#purgeClaims.run(cutoff)
+    return { kind: 'created', pet: created }
   }
 
   get(id: number): Pet | undefined {

@@ -46,7 +46,7 @@ describe('CachedPetStore', () => {
       let now = 0
       const cache = new CachedPetStore(new SqlitePetStore(db), db, () => now)
       expect((await cache.list({ limit: 20 })).pets).toEqual([])
-      new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
+      await new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
       now += FOREIGN_WRITE_CHECK_MS
       expect((await cache.list({ limit: 20 })).pets.map((p) => p.name)).toEqual(['Outsider'])
     } finally {
