@@ -13,6 +13,7 @@ import { canPin, pinSelf, rssOf, spawnPinned, type Started } from './lib/process
 import { svgChart, table, type BenchReport, type ScenarioResult } from './lib/report'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
 import { seedDatabase } from './lib/seed'
+import { hasWrk, runWrk } from './lib/wrk'
 
 const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
 
@@ -23,6 +24,7 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
   --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
   --scale             also: the list scenarios at 1,000, 100,000 and 1,000,000 pets,
                       and the service's RSS after 1,000,000 distinct client addresses
+  --skip-wrk          do not also measure with wrk (it is used when installed)
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text
@@ -38,6 +40,7 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    'skip-wrk': { type: 'boolean', default: false },
     json: { type: 'string' },
     svg: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -53,13 +56,14 @@ const duration = Number(values.duration)
 const rounds = Number(values.rounds)
 const connections = Number(values.connections)
 const only = values.only?.split(',').map((name) => name.trim())
+const useWrk = hasWrk && !values['skip-wrk']
 const ROOT = join(import.meta.dir, '..')
 const work = mkdtempSync(join(tmpdir(), 'animal-store-bench-'))
 const running = new Set<Started>()
 
 pinSelf()
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${Bun.version}`
-console.error(`bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, autocannon to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`)
+console.error(`bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`)
 
 async function startService(databasePath: string): Promise<Started & { url: string }> {
   const started = await spawnPinned(
@@ -91,11 +95,18 @@ async function measure(scenario: Scenario, service: { url: string; pid: number }
   const baseline = withBaseline ? await startBaseline(await recordAnswer(service.url, scenario, context)) : undefined
   const serviceRuns: LoadResult[] = []
   const baselineRuns: LoadResult[] = []
+  const wrkRatios: number[] = []
   const rssBefore = await rssOf(service.pid)
   try {
     for (let round = 0; round < (withBaseline ? rounds : 1); round++) {
       if (baseline) baselineRuns.push(await runLoad(scenario, context, { url: baseline.url, connections, duration, judge: false }))
       serviceRuns.push(await runLoad(scenario, context, { url: service.url, connections, duration, judge: true }))
+    }
+    for (let round = 0; baseline && useWrk && round < rounds; round++) {
+      const raw = await runWrk(scenario, context, baseline.url, { connections, duration, work })
+      const ours = await runWrk(scenario, context, service.url, { connections, duration, work })
+      if (raw === undefined || ours === undefined) break
+      wrkRatios.push(ours / raw)
     }
   } finally {
     if (baseline) await stop(baseline)
@@ -108,6 +119,7 @@ async function measure(scenario: Scenario, service: { url: string; pid: number }
     rps: median(serviceRuns.map((r) => r.rps)),
     baselineRps: baseline ? median(baselineRuns.map((r) => r.rps)) : undefined,
     ratio: baseline ? median(serviceRuns.map((r, i) => r.rps / baselineRuns[i]!.rps)) : undefined,
+    wrkRatio: wrkRatios.length > 0 ? median(wrkRatios) : undefined,
     p50: median(serviceRuns.map((r) => r.p50)),
     p99: median(serviceRuns.map((r) => r.p99)),
     errors: sum((r) => r.errors),
@@ -206,7 +218,7 @@ const report: BenchReport = {
   date: new Date().toISOString(),
   machine,
   pinned: canPin,
-  generator: `autocannon ${(await import('autocannon/package.json')).version}`,
+  generator: `autocannon ${(await import('autocannon/package.json')).version}${useWrk ? ' (and wrk, same scenarios with a fixed request)' : ''}`,
   connections,
   duration,
   rounds,

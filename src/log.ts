@@ -5,6 +5,8 @@ const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 4
 
 /** Structured logging: one JSON object per line. Never give it a secret. */
 export interface Logger {
+  /** Whether lines at `level` are written, so a caller can skip building them. */
+  enabled(level: 'info' | 'warn' | 'error'): boolean
   info(msg: string, fields?: Record<string, unknown>): void
   warn(msg: string, fields?: Record<string, unknown>): void
   error(msg: string, fields?: Record<string, unknown>): void
@@ -18,7 +20,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
       ? () => {}
       : (msg: string, fields?: Record<string, unknown>) =>
           write(redactApiKeys(JSON.stringify({ time: new Date().toISOString(), level: name, msg, ...fields })))
-  return { info: at('info'), warn: at('warn'), error: at('error') }
+  return { enabled: (name) => RANK[name] >= threshold, info: at('info'), warn: at('warn'), error: at('error') }
 }
 
 /** The fields that describe an error in a log line, stack included (logs are not responses). */

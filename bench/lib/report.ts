@@ -9,6 +9,8 @@ export interface ScenarioResult {
   baselineRps?: number
   /** Median of the per-round ratios service / baseline. */
   ratio?: number
+  /** The same ratio measured with wrk, for scenarios with one fixed request. */
+  wrkRatio?: number
   p50: number
   p99: number
   errors: number
@@ -37,12 +39,13 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 
 /** The results as an aligned text table (also valid Markdown). */
 export function table(results: ScenarioResult[]): string {
   const rows = [
-    ['scenario', 'pets', 'req/s', 'ratio to raw', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'wrong', 'RSS MB before/after'],
+    ['scenario', 'pets', 'req/s', 'ratio to raw', 'ratio (wrk)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'wrong', 'RSS MB before/after'],
     ...results.map((r) => [
       r.scenario,
       r.pets.toLocaleString('en'),
       Math.round(r.rps).toLocaleString('en'),
       r.ratio === undefined ? '-' : r.ratio.toFixed(2),
+      r.wrkRatio === undefined ? '-' : r.wrkRatio.toFixed(2),
       String(r.p50),
       String(r.p99),
       String(r.errors),

@@ -181,7 +181,7 @@ const HEADERS = {
   XRateLimitLimit: integerHeader('The limit of the window described: the minute, or the UTC day when it has fewer requests left', 60),
   XRateLimitRemaining: integerHeader('Requests left in that window', 59),
   XRateLimitReset: integerHeader('Unix time (seconds) at which that window ends', 1795262460),
-  XRequestId: stringHeader("The request's id: the caller's X-Request-Id when it is a sane token, else a new UUID; also in the log line", '6f1c9a0e-1b1f-4a53-9d2a-0c1c2b3d4e5f'),
+  XRequestId: stringHeader("The request's id: the caller's X-Request-Id when it is a sane token, else a new one; also in the log line", '6f1c9a0e-2bq'),
   RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
   WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
