@@ -77,7 +77,7 @@ export function svgChart(report: BenchReport): string {
         `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escape(r.scenario)}</text>`,
         `<rect x="${left}" y="${y}" width="${baseline.toFixed(1)}" height="14" fill="#c8ccd4"/>`,
         `<rect x="${left}" y="${y + 16}" width="${service.toFixed(1)}" height="14" fill="#3b7dd8"/>`,
-        `<text x="${left + Math.max(service, baseline) + 6}" y="${y + 27}">${Math.round(r.rps).toLocaleString('en')} req/s (${r.ratio?.toFixed(2)} of raw)</text>`,
+        `<text x="${left + Math.max(service, baseline) + 6}" y="${y + 27}">${Math.round(r.rps).toLocaleString('en')} req/s (${r.ratio?.toFixed(2)} of raw${r.wrkRatio === undefined ? '' : `; wrk ${r.wrkRatio.toFixed(2)}`})</text>`,
       ].join('')
     })
     .join('\n')
