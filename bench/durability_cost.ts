@@ -1,6 +1,8 @@
 // What SQLITE_SYNCHRONOUS=full costs a create, against the default normal:
 // POST /v1/pets through the whole app in-process, on a database file in a
-// temporary folder, interleaved rounds, median per mode, reported as a ratio.
+// temporary folder, interleaved rounds, median per mode, reported as a ratio;
+// once with one create at a time, once with 50 in flight (as under load, where
+// creates are committed in groups and share each commit's fsync).
 //
 //   bun bench/durability_cost.ts [--rounds 5] [--creates 500]
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -25,12 +27,13 @@ async function setUp(mode: Synchronous) {
   const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
   const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
-  return async () => {
+  const create = async (i: number) => {
+    const response = await app.handle(new Request('http://localhost/v1/pets', { method: 'POST', headers, body: `{"name":"pet ${i}","categoryId":1}` }))
+    if (response.status !== 201) throw new Error(`create answered ${response.status}`)
+  }
+  return async (inFlight: number) => {
     const start = Bun.nanoseconds()
-    for (let i = 0; i < creates; i++) {
-      const response = await app.handle(new Request('http://localhost/v1/pets', { method: 'POST', headers, body: `{"name":"pet ${i}","categoryId":1}` }))
-      if (response.status !== 201) throw new Error(`create answered ${response.status}`)
-    }
+    for (let i = 0; i < creates; i += inFlight) await Promise.all(Array.from({ length: inFlight }, (_, j) => create(i + j)))
     return (Bun.nanoseconds() - start) / creates
   }
 }
@@ -38,14 +41,18 @@ async function setUp(mode: Synchronous) {
 try {
   const modes: Synchronous[] = ['normal', 'full']
   const runs = { normal: await setUp('normal'), full: await setUp('full') }
-  const samples: Record<Synchronous, number[]> = { normal: [], full: [] }
-  for (let round = 0; round < rounds; round++) for (const mode of modes) samples[mode].push(await runs[mode]())
   const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
-  const normal = median(samples.normal)
-  const full = median(samples.full)
   console.log(`${rounds} interleaved rounds of ${creates} creates each, median per mode:`)
-  console.log(`  synchronous=full takes ${(full / normal).toFixed(1)}x the time of synchronous=normal per create`)
-  console.log(`  (creates per second with full are ${((normal / full) * 100).toFixed(0)} % of those with normal)`)
+  for (const inFlight of [1, 50]) {
+    const samples: Record<Synchronous, number[]> = { normal: [], full: [] }
+    for (let round = 0; round < rounds; round++) for (const mode of modes) samples[mode].push(await runs[mode](inFlight))
+    const normal = median(samples.normal)
+    const full = median(samples.full)
+    console.log(
+      `  ${String(inFlight).padStart(2)} in flight: synchronous=full takes ${(full / normal).toFixed(1)}x the time of normal per create` +
+        ` (creates per second with full: ${((normal / full) * 100).toFixed(0)} % of normal)`,
+    )
+  }
 } finally {
   rmSync(dir, { recursive: true, force: true })
 }
