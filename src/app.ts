@@ -34,8 +34,8 @@ export interface AppDeps {
  * The one Elysia chain, in the order a request meets it: the request log
  * wraps everything, errors are mapped first (so validation failures become
  * 400s), the guard authenticates and rate-limits, oversized requests are
- * refused, then the routes. `normalize: false` makes unknown properties a 400 instead of
- * silently stripping them.
+ * refused, then the routes. `normalize: false` makes unknown properties a
+ * 400 instead of silently stripping them.
  */
 export function createApp(deps: AppDeps) {
   // standardHostname off: Elysia would otherwise assume a host of at least four
