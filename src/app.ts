@@ -67,6 +67,3 @@ export function createApp(deps: AppDeps) {
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers() }))
 }
-
-/** The app's type, for code that receives one. */
-export type App = ReturnType<typeof createApp>
