@@ -155,7 +155,7 @@ try {
   await stop(service)
 
   if (values.scale) {
-    const listScenarios = SCENARIOS.filter((s) => ['hot list', 'cold list', 'first page', 'deep page'].includes(s.name))
+    const listScenarios = SCENARIOS.filter((s) => ['hot list', 'cold list', 'filtered list', 'first page', 'deep page'].includes(s.name))
     for (const size of [1_000, 100_000, 1_000_000]) {
       const path = join(work, `scale-${size}.sqlite`)
       console.error(`bench: scale, seeding ${size.toLocaleString('en')} pets`)
