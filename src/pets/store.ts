@@ -97,9 +97,9 @@ export class SqlitePetStore implements PetStore {
   /**
    * Group commit: the creates that arrive within one turn of the event loop
    * are written in one transaction, and each is answered once it has
-   * committed. A commit costs about as much as twenty inserts, so under load
-   * this multiplies what a second can create; durability is unchanged, since
-   * no 201 is sent before its commit.
+   * committed. Under concurrent load this shares each commit's cost among the
+   * batch (see README, Storage, for the figures); durability is unchanged,
+   * since no 201 is sent before its commit.
    */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
