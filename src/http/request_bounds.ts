@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { errorBody } from '../errors'
+import { pathStart } from './url'
 
 /** The longest request target (path and query) accepted, in bytes (8 KiB). */
 export const MAX_TARGET_BYTES = 8 * 1024
@@ -21,7 +22,7 @@ export const BUN_MAX_HEAD_BYTES = 64 * 1024
 export function requestBounds() {
   return new Elysia({ name: 'request-bounds' }).onRequest(({ request, set }) => {
     const url = request.url
-    const target = url.length - url.indexOf('/', url.indexOf('//') + 2)
+    const target = url.length - pathStart(url)
     if (target > MAX_TARGET_BYTES) {
       set.status = 414
       return errorBody(414, 'uri_too_long', `The request target is ${target} bytes; at most ${MAX_TARGET_BYTES} are accepted`)

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
+import { pathOf } from './url'
 
 // Kept when a client or proxy sends one of these; anything else is replaced.
 const SANE_REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/
@@ -49,10 +50,4 @@ export function requestLog({ logger, keyIds }: RequestLogOptions) {
       return result instanceof Promise ? result.then(finish) : finish(result)
     },
   )
-}
-
-function pathOf(url: string): string {
-  const start = url.indexOf('/', url.indexOf('//') + 2)
-  const query = url.indexOf('?', start)
-  return start === -1 ? '/' : url.slice(start, query === -1 ? undefined : query)
 }

@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import { HttpError } from '../errors'
-import { baseUrl } from '../http/base_url'
+import { baseUrl } from '../http/url'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { bodyHash } from './idempotency'
