@@ -23,7 +23,7 @@ Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sql
 TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full).`
 
 /** The process's standard streams as an `Io`. */
-export const processIo: Io = {
+const processIo: Io = {
   out: (line) => process.stdout.write(line + '\n'),
   err: (line) => process.stderr.write(line + '\n'),
 }

@@ -11,7 +11,7 @@ const ID_PREFIX = `${crypto.randomUUID().slice(0, 8)}-`
 let issued = 0
 
 /** The request id to answer with: the caller's when it is a sane token (and not a key), else a new one. */
-export function requestIdFor(header: string | null): string {
+function requestIdFor(header: string | null): string {
   return header !== null && SANE_REQUEST_ID.test(header) && !containsApiKey(header) ? header : ID_PREFIX + (++issued).toString(36)
 }
 
@@ -31,7 +31,7 @@ export function requestLog({ logger, keyIds }: RequestLogOptions) {
   const logging = logger.enabled('info')
   return new Elysia({ name: 'request-log' }).wrap(
     (handle) => (request: Request) => {
-      const started = performance.now()
+      const started = logging ? performance.now() : 0
       const requestId = requestIdFor(request.headers.get('x-request-id'))
       const finish = (response: Response): Response => {
         response.headers.set('x-request-id', requestId)

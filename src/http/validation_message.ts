@@ -26,7 +26,7 @@ function fieldName(path: string): string {
 }
 
 /** "an integer from 1 to 100", "a string of 1 to 255 characters", "one of a, b". */
-export function describeSchema(schema: TSchema): string {
+function describeSchema(schema: TSchema): string {
   if (Array.isArray(schema.enum)) return `one of ${schema.enum.join(', ')}`
   switch (schema.type) {
     case 'integer':

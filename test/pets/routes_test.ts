@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { GET_PET_SUNSET } from '../../src/pets/routes'
+import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../../src/pets/routes'
 import { expectError, json, makeTestApp } from '../helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
@@ -351,7 +351,8 @@ describe('GET /v1/pets', () => {
 
 describe('GET /v1/pets/{petId}', () => {
   function expectDeprecation(response: Response) {
-    expect(response.headers.get('deprecation')).toMatch(/^@\d+$/)
+    expect(response.headers.get('deprecation')).toBe(GET_PET_DEPRECATED)
+    expect(GET_PET_DEPRECATED).toBe(`@${Date.UTC(2026, 10, 21) / 1000}`)
     expect(response.headers.get('sunset')).toBe(GET_PET_SUNSET)
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
     expect(response.headers.get('link')).toBe('<http://localhost/v1/pets>; rel="successor-version"')
