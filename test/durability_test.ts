@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { runCli, startServer, tempDir } from './process_helpers'
+import { postPet, runCli, startServer, tempDir } from './process_helpers'
 
 interface Pet {
   id: number
@@ -41,11 +41,7 @@ describe('durability', () => {
       const client = async (n: number) => {
         for (let i = 0; !killed; i++) {
           try {
-            const response = await fetch(`${server.url}/v1/pets`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ name: `round ${round} client ${n} pet ${i} ✓`, categoryId: 1 + i, status: statuses[i % 3] }),
-            })
+            const response = await postPet(server.url, key, { name: `round ${round} client ${n} pet ${i} ✓`, categoryId: 1 + i, status: statuses[i % 3] })
             if (response.status === 201) acknowledged.push((await response.json()) as Pet)
           } catch {
             return // the server is gone

@@ -101,3 +101,41 @@ export async function eventually<T>(probe: () => Promise<T>, expected: T, within
   }
   return value
 }
+
+/** A server on a fresh database in its own folder, with the key its first start printed. */
+export interface FreshServer {
+  server: ServerProcess
+  key: string
+  /** The database file. */
+  db: string
+  /** The folder holding it, removed by `cleanup`. */
+  dir: string
+  /** Stops the server (if still running) and removes the folder. */
+  cleanup(): Promise<void>
+}
+
+/** Starts `serve` on a new database in a temporary folder. */
+export async function startFreshServer(env: Record<string, string> = {}, prefix = 'animal-store-'): Promise<FreshServer> {
+  const workspace = tempDir(prefix)
+  const db = join(workspace.dir, 'store.sqlite')
+  const server = await startServer({ DATABASE_PATH: db, ...env })
+  return {
+    server,
+    key: printedKey(server.stderr()),
+    db,
+    dir: workspace.dir,
+    async cleanup() {
+      if (server.proc.exitCode === null) await server.stop()
+      workspace.cleanup()
+    },
+  }
+}
+
+/** `POST /v1/pets` with a JSON body. */
+export function postPet(url: string, key: string, pet: unknown): Promise<Response> {
+  return fetch(`${url}/v1/pets`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify(pet),
+  })
+}

@@ -1,22 +1,21 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { eventually, printedKey, runCli, startServer, tempDir, type ServerProcess } from './process_helpers'
+import { eventually, postPet, runCli, startFreshServer, startServer, tempDir, type FreshServer, type ServerProcess } from './process_helpers'
 
 describe('serve over a real port', () => {
-  let workspace: ReturnType<typeof tempDir>
+  let fresh: FreshServer
   let db: string
   let server: ServerProcess
   let key: string
 
   beforeAll(async () => {
-    workspace = tempDir('animal-store-serve-')
-    db = join(workspace.dir, 'store.sqlite')
-    server = await startServer({ DATABASE_PATH: db })
-    key = printedKey(server.stderr())
+    fresh = await startFreshServer({}, 'animal-store-serve-')
+    ;({ server, key, db } = fresh)
   })
+  // The last test restarts the server: stop whichever one is running.
   afterAll(async () => {
-    await server.stop()
-    workspace.cleanup()
+    if (server.proc.exitCode === null) await server.stop()
+    await fresh.cleanup()
   })
 
   test('prints one Free key on first start, with how to make more', () => {
@@ -32,11 +31,7 @@ describe('serve over a real port', () => {
   })
 
   test('creates a pet and finds it at its Location', async () => {
-    const created = await fetch(`${server.url}/v1/pets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'Rex', categoryId: 3 }),
-    })
+    const created = await postPet(server.url, key, { name: 'Rex', categoryId: 3 })
     expect(created.status).toBe(201)
     const location = created.headers.get('location')!
     expect(location).toStartWith(server.url)
@@ -45,11 +40,7 @@ describe('serve over a real port', () => {
   })
 
   test('answers a body over 16 KiB with the JSON 413, not a dropped connection', async () => {
-    const response = await fetch(`${server.url}/v1/pets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: 'x'.repeat(17 * 1024), categoryId: 1 }),
-    })
+    const response = await postPet(server.url, key, { name: 'x'.repeat(17 * 1024), categoryId: 1 })
     expect(response.status).toBe(413)
     expect(await response.json()).toMatchObject({ code: 'payload_too_large', status: 413 })
   })

@@ -1,15 +1,11 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
-import { printedKey, startServer, tempDir } from './process_helpers'
+import { postPet, startFreshServer } from './process_helpers'
 
 describe('SIGTERM', () => {
   test('answers every request the server accepted, and exits 0', async () => {
-    const workspace = tempDir('animal-store-stop-')
+    const { server, key, db: path, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-stop-')
     try {
-      const path = join(workspace.dir, 'store.sqlite')
-      const server = await startServer({ DATABASE_PATH: path, LOG_LEVEL: 'warn' })
-      const key = printedKey(server.stderr())
       // Make the key unlimited, so every request is a write.
       new Database(path).run("UPDATE api_keys SET plan = 'enterprise', rpm = 1000000, rpd = 1000000000")
       let stopped = false
@@ -18,11 +14,7 @@ describe('SIGTERM', () => {
       const client = async (n: number) => {
         for (let i = 0; ; i++) {
           try {
-            const response = await fetch(`${server.url}/v1/pets`, {
-              method: 'POST',
-              headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-              body: JSON.stringify({ name: `client ${n} pet ${i}`, categoryId: 1 }),
-            })
+            const response = await postPet(server.url, key, { name: `client ${n} pet ${i}`, categoryId: 1 })
             await response.json()
             expect(response.status).toBe(201)
             outcomes.created++
@@ -53,7 +45,7 @@ describe('SIGTERM', () => {
       expect(stored.n).toBe(outcomes.created)
       expect(server.stderr()).toContain('SIGTERM: finishing in-flight requests')
     } finally {
-      workspace.cleanup()
+      await cleanup()
     }
   })
 })

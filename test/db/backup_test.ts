@@ -1,23 +1,14 @@
 import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
 import { join } from 'node:path'
-import { printedKey, runCli, startServer, tempDir } from '../process_helpers'
+import { postPet, runCli, startFreshServer } from '../process_helpers'
 
 describe('backup', () => {
   test('copies a database that a running server is writing, WAL contents included', async () => {
-    const workspace = tempDir('animal-store-backup-')
+    const { server, key, db, dir, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-backup-')
     try {
-      const db = join(workspace.dir, 'store.sqlite')
-      const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
-      const key = printedKey(server.stderr())
-      for (let i = 0; i < 5; i++) {
-        await fetch(`${server.url}/v1/pets`, {
-          method: 'POST',
-          headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
-          body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
-        })
-      }
-      const copy = join(workspace.dir, 'copy.sqlite')
+      for (let i = 0; i < 5; i++) await postPet(server.url, key, { name: `pet ${i}`, categoryId: 1 })
+      const copy = join(dir, 'copy.sqlite')
       const result = await runCli(['backup', copy, '--db', db])
       expect(result.code).toBe(0)
       const names = new Database(copy, { readonly: true }).query('SELECT name FROM pets ORDER BY id').all()
@@ -28,7 +19,7 @@ describe('backup', () => {
       expect(again.code).toBe(1)
       expect(again.stderr).toContain('already exists')
     } finally {
-      workspace.cleanup()
+      await cleanup()
     }
   })
 

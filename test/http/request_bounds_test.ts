@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { join } from 'node:path'
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from '../../src/http/request_bounds'
 import { expectError, makeTestApp } from '../helpers'
-import { printedKey, startServer, tempDir, type ServerProcess } from '../process_helpers'
+import { startFreshServer, type FreshServer, type ServerProcess } from '../process_helpers'
 
 describe('request bounds in the app', () => {
   test('a request target over 8 KiB is 414, counted and with the rate-limit headers', async () => {
@@ -59,21 +58,17 @@ function rawExchange(port: number, text: string, timeoutMs = 20_000): Promise<{ 
 }
 
 describe('request bounds over a real port', () => {
-  let workspace: ReturnType<typeof tempDir>
+  let fresh: FreshServer
   let server: ServerProcess
   let key: string
   let port: number
 
   beforeAll(async () => {
-    workspace = tempDir('animal-store-bounds-')
-    server = await startServer({ DATABASE_PATH: join(workspace.dir, 'store.sqlite'), HTTP_IDLE_TIMEOUT: '1', LOG_LEVEL: 'warn' })
-    key = printedKey(server.stderr())
+    fresh = await startFreshServer({ HTTP_IDLE_TIMEOUT: '1', LOG_LEVEL: 'warn' }, 'animal-store-bounds-')
+    ;({ server, key } = fresh)
     port = Number(new URL(server.url).port)
   })
-  afterAll(async () => {
-    await server.stop()
-    workspace.cleanup()
-  })
+  afterAll(() => fresh.cleanup())
 
   test('a 20 KiB header reaches the app and gets the JSON 431', async () => {
     const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}`, 'x-padding': 'p'.repeat(20 * 1024) } })
