@@ -341,8 +341,8 @@ describe('GET /v1/pets', () => {
       const page = await json(response)
       expect(page.length).toBeLessThanOrEqual(pageSize)
       seen.push(...page.map((p: { id: number }) => p.id))
-      const link = response.headers.get('link')
-      next = link ? new URL(/^<([^>]+)>; rel="next"$/.exec(link)![1]!).pathname + new URL(/^<([^>]+)>/.exec(link)![1]!).search : undefined
+      const target = /^<([^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]
+      next = target === undefined ? undefined : target.slice('http://localhost'.length)
     }
     const expected = Array.from({ length: 50 }, (_, i) => i + 1).filter((i) => !status || statuses[i % 3] === status)
     expect(seen).toEqual(expected)
