@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { postPet, startFreshServer } from './process_helpers'
+import { eventually, postPet, startFreshServer } from './process_helpers'
 
 describe('SIGTERM', () => {
   test('answers every request the server accepted, and exits 0', async () => {
@@ -44,6 +44,21 @@ describe('SIGTERM', () => {
       const stored = new Database(path, { readonly: true }).query('SELECT count(*) AS n FROM pets').get() as { n: number }
       expect(stored.n).toBe(outcomes.created)
       expect(server.stderr()).toContain('SIGTERM: finishing in-flight requests')
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
+describe('SIGINT', () => {
+  test('stops the server the same way, with exit 0', async () => {
+    const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-sigint-')
+    try {
+      expect((await postPet(server.url, key, { name: 'Rex', categoryId: 1 })).status).toBe(201)
+      server.proc.kill('SIGINT')
+      expect(await server.proc.exited).toBe(0)
+      // stderr is read as it comes; give the last line a moment to arrive.
+      expect(await eventually(async () => server.stderr().includes('SIGINT: finishing in-flight requests'), true)).toBe(true)
     } finally {
       await cleanup()
     }
