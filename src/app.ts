@@ -44,6 +44,7 @@ export function createApp(deps: AppDeps) {
   const keyIds = new WeakMap<Request, number>()
   const { logger } = deps
   const clock = deps.clock ?? Date.now
+  const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
   return app
     .use(requestLog({ logger, keyIds }))
     .use(
@@ -56,7 +57,7 @@ export function createApp(deps: AppDeps) {
       apiGuard({
         keyIds,
         keys: deps.keys,
-        limiter: deps.limiter ?? new MemoryRateLimiter(),
+        limiter,
         clock,
         trustProxy: deps.trustProxy ?? false,
         socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
@@ -65,5 +66,5 @@ export function createApp(deps: AppDeps) {
     .use(requestBounds())
     .use(petRoutes({ ...deps, clock, callerKeyId: (request) => keyIds.get(request) }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
-    .use(healthRoutes({ databaseAnswers: () => deps.pets.answers() }))
+    .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))
 }

@@ -3,8 +3,8 @@ import { parseArgs } from 'node:util'
 import { backupDatabase } from './db/backup'
 import { openDatabase } from './db/open'
 import { runKeysCommand, UsageError, type Io } from './keys/cli'
-import { SqliteKeyStore } from './keys/store'
 import { startService, type RunningService } from './server'
+import { openStores } from './stores'
 
 /** Exit status for bad arguments or a bad environment variable. */
 export const EXIT_USAGE = 2
@@ -20,7 +20,10 @@ export const USAGE = `Usage:
 
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
 Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sqlite), PUBLIC_URL,
-TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full).`
+TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full), HTTP_IDLE_TIMEOUT (10).
+Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), REDIS_URL (redis://…),
+REDIS_FAILURE_MODE (open|closed: while Redis is unreachable, limit per instance or answer 503),
+REDIS_KEY_PREFIX (animal-store:rl).`
 
 /** The process's standard streams as an `Io`. */
 const processIo: Io = {
@@ -40,11 +43,12 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
         return await startService({ ...loadConfig(env), ...serveOptions(rest) }, io)
       case 'keys': {
         const config = loadConfig(env)
-        return await runKeysCommand(rest, (db) => new SqliteKeyStore(openDatabase(db ?? config.databasePath, config.synchronous)), io)
+        return await runKeysCommand(rest, (sqlitePath) => openStores({ config, sqlitePath, serving: false }), io)
       }
       case 'backup': {
         const { file, db } = backupOptions(rest)
         const config = loadConfig(env)
+        if (config.databaseUrl !== undefined) throw new ConfigError('DATABASE_URL', 'backup copies the SQLite file; for PostgreSQL use pg_dump')
         const source = db ?? config.databasePath
         try {
           backupDatabase(openDatabase(source, config.synchronous), file)

@@ -1,4 +1,5 @@
 import type { Synchronous } from './db/open'
+import type { RedisFailureMode } from './ratelimit/redis_limiter'
 
 /** How much the service says on stderr. */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
@@ -17,6 +18,14 @@ export interface Config {
   synchronous: Synchronous
   /** Seconds a connection may sit idle (a stalled client) before Bun closes it. */
   idleTimeoutSeconds: number
+  /** A PostgreSQL URL: pets and keys live there instead of the SQLite file. */
+  databaseUrl: string | undefined
+  /** A Redis URL: rate limits are counted there, shared by every instance. */
+  redisUrl: string | undefined
+  /** What the limiter does while Redis is unreachable. */
+  redisFailureMode: RedisFailureMode
+  /** The start of every limiter key in Redis, so deployments can share one Redis. */
+  redisKeyPrefix: string
 }
 
 /** A bad environment variable; `variable` names it. */
@@ -32,6 +41,7 @@ export class ConfigError extends Error {
 
 /** Reads and validates the configuration; pure, so tests pass any environment. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<Config> {
+  if (env.DATABASE_URL && env.DATABASE_PATH) throw new ConfigError('DATABASE_URL', 'set it or DATABASE_PATH, not both: one names PostgreSQL, the other a SQLite file')
   return Object.freeze({
     port: port(env.PORT),
     host: nonEmpty('HOST', env.HOST, '0.0.0.0'),
@@ -41,7 +51,24 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
     synchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toLowerCase(), ['normal', 'full'] as const, 'normal'),
     idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, 10),
+    databaseUrl: serverUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
+    redisUrl: serverUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
+    redisFailureMode: oneOf('REDIS_FAILURE_MODE', env.REDIS_FAILURE_MODE?.toLowerCase(), ['open', 'closed'] as const, 'open'),
+    redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, 'animal-store:rl'),
   })
+}
+
+function serverUrl(variable: string, value: string | undefined, protocols: string[]): string | undefined {
+  if (value === undefined || value === '') return undefined
+  let url: URL
+  try {
+    url = new URL(value)
+  } catch {
+    throw new ConfigError(variable, `must be a ${protocols[0]}// URL`)
+  }
+  if (!protocols.includes(url.protocol)) throw new ConfigError(variable, `must start with ${protocols.map((p) => p + '//').join(' or ')}`)
+  if (url.hostname === '') throw new ConfigError(variable, 'must name a host')
+  return value
 }
 
 function port(value: string | undefined): number {

@@ -1,15 +1,14 @@
-import type { Database } from 'bun:sqlite'
 import { createApp } from './app'
-import { ConfigError, type Config } from './config'
-import { openDatabase } from './db/open'
+import type { Config } from './config'
 import type { Io } from './keys/cli'
 import { issueKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
-import { SqliteKeyStore, type KeyStore } from './keys/store'
+import type { KeyStore } from './keys/store'
 import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
-import { createLogger } from './log'
-import { CachedPetStore } from './pets/page_cache'
-import { SqlitePetStore } from './pets/store'
+import { createLogger, type Logger } from './log'
+import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter'
+import { RedisRateLimiter } from './ratelimit/redis_limiter'
+import { openStores } from './stores'
 
 /**
  * Bun's own ceiling on a request body. Bodies above 16 KiB get the JSON 413
@@ -33,17 +32,19 @@ export interface RunningService {
 /** How long a stop keeps serving, with `Connection: close`, so keep-alive clients leave cleanly. */
 export const DRAIN_MS = 500
 
-/** Opens the database, makes the first key if there is none, and listens. */
+/** Opens the stores, makes the first key if there is none, connects the limiter, and listens. */
 export async function startService(config: Config, io: Io): Promise<RunningService> {
-  const db = openOrExplain(config)
-  const keys = new SqliteKeyStore(db)
-  await createFirstKey(keys, io)
+  const stores = await openStores({ config, serving: true })
+  await createFirstKey(stores.keys, io)
+  const logger = createLogger(config.logLevel)
+  const limiter = await openLimiter(config, logger, io)
   const app = createApp({
-    pets: new CachedPetStore(new SqlitePetStore(db), db),
-    keys,
+    pets: stores.pets,
+    keys: stores.keys,
+    limiter,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
-    logger: createLogger(config.logLevel),
+    logger,
     socketAddress: (request) => server.requestIP(request)?.address,
   })
   let draining = false
@@ -65,7 +66,7 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
   // A wildcard address is not something to paste into a browser; loopback is.
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
   const url = `http://${host}:${server.port}`
-  io.err(`Animal Store listening on ${url} (database ${config.databasePath})`)
+  io.err(`Animal Store listening on ${url} (database ${stores.description}; rate limits ${config.redisUrl ? 'in Redis' : 'in memory'})`)
   if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size'))) {
     io.err(`Note: started without --max-http-header-size=${BUN_MAX_HEAD_BYTES}: request heads over 16 KiB get Bun's bare 431, not the JSON one`)
   }
@@ -76,17 +77,24 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
       await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
       const finished = await Promise.race([server.stop().then(() => true), Bun.sleep(timeoutMs).then(() => false)])
       if (!finished) await server.stop(true)
-      db.close()
+      if (limiter instanceof RedisRateLimiter) limiter.close()
+      await stores.close()
     },
   }
 }
 
-function openOrExplain(config: Config): Database {
-  try {
-    return openDatabase(config.databasePath, config.synchronous)
-  } catch (error) {
-    throw new ConfigError('DATABASE_PATH', `cannot open "${config.databasePath}": ${(error as Error).message}`)
-  }
+/** The in-memory limiter, or with REDIS_URL the shared one, which starts even while Redis is down. */
+async function openLimiter(config: Config, logger: Logger, io: Io): Promise<RateLimiter> {
+  if (config.redisUrl === undefined) return new MemoryRateLimiter()
+  const limiter = new RedisRateLimiter({
+    url: config.redisUrl,
+    failureMode: config.redisFailureMode,
+    prefix: config.redisKeyPrefix,
+    fallback: new MemoryRateLimiter(),
+    logger,
+  })
+  if (!(await limiter.connect())) io.err(`Redis at REDIS_URL does not answer yet; until it does, REDIS_FAILURE_MODE=${config.redisFailureMode} applies`)
+  return limiter
 }
 
 /** On a database with no keys, makes one Free key and shows it once, as Elasticsearch does with its first password. */

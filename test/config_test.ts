@@ -12,6 +12,10 @@ describe('loadConfig', () => {
       logLevel: 'info',
       synchronous: 'normal',
       idleTimeoutSeconds: 10,
+      databaseUrl: undefined,
+      redisUrl: undefined,
+      redisFailureMode: 'open',
+      redisKeyPrefix: 'animal-store:rl',
     })
   })
 

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import type { PetStore } from '../src/pets/store'
-import { expectError, json, makeTestApp } from './helpers'
+import { describeEachStore, expectError, json, makeTestApp } from './helpers'
 
 // One test per row of decisions.md's error table that this service answers today.
-describe('Error bodies', () => {
+describeEachStore('Error bodies', () => {
   test('400 invalid_request for a bad query value', async () => {
     const { call } = await makeTestApp()
     await expectError(await call('GET', '/v1/pets?limit=0'), 400, 'invalid_request')
@@ -72,7 +72,7 @@ describe('Error bodies', () => {
   })
 })
 
-describe("Elysia's defaults are overridden", () => {
+describeEachStore("Elysia's defaults are overridden", () => {
   test('a validation failure is 400, never 422', async () => {
     const { call } = await makeTestApp()
     for (const path of ['/v1/pets?limit=abc', '/v1/pets/abc']) expect((await call('GET', path)).status).toBe(400)

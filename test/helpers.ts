@@ -1,12 +1,14 @@
-import { expect } from 'bun:test'
+import { afterAll, afterEach, beforeAll, describe, expect } from 'bun:test'
 import { createApp, type AppDeps } from '../src/app'
 import { openDatabase } from '../src/db/open'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { SqliteKeyStore, type NewApiKey } from '../src/keys/store'
+import { SqliteKeyStore, type KeyStore, type NewApiKey } from '../src/keys/store'
 import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/store'
+import { SqlitePetStore, type PetStore } from '../src/pets/store'
+import type { RateLimiter } from '../src/ratelimit/limiter'
+import { postgresTestStores, redisTestLimiter, SHARED_STORES } from './shared_services'
 
 /** The origin in-process requests are addressed to. */
 export const BASE = 'http://localhost'
@@ -25,16 +27,63 @@ export const UNLIMITED: NewApiKey = { name: 'test', plan: 'enterprise', rpm: 1_0
 /** A Free key, for tests about the limits themselves. */
 export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free }
 
-/** A fresh in-memory app with one key (unlimited unless `keyPlan` says otherwise), and a one-line way to call it. */
+/**
+ * What `makeTestApp` builds on: SQLite with the in-memory limiter (one
+ * instance), or PostgreSQL with the Redis limiter (several instances).
+ */
+export type StoreKind = 'sqlite' | 'postgres+redis'
+let storeKind: StoreKind = 'sqlite'
+const cleanups: (() => Promise<void>)[] = []
+
+/**
+ * `describe`, twice: on SQLite with the in-memory limiter, then on PostgreSQL
+ * with the Redis limiter, which is reported as skipped when
+ * TEST_DATABASE_URL and TEST_REDIS_URL are not set. Inside, `makeTestApp`
+ * builds on the one the block names.
+ */
+export function describeEachStore(name: string, body: (kind: StoreKind) => void): void {
+  describe(`${name} [sqlite]`, () => body('sqlite'))
+  describe.skipIf(!SHARED_STORES)(`${name} [postgres+redis]`, () => {
+    beforeAll(() => {
+      storeKind = 'postgres+redis'
+    })
+    afterEach(async () => {
+      for (const cleanup of cleanups.splice(0)) await cleanup()
+    })
+    afterAll(() => {
+      storeKind = 'sqlite'
+    })
+    body('postgres+redis')
+  })
+}
+
+/** The stores of one test app, and a way to read their tables (same names in both databases). */
+interface TestStores {
+  pets: PetStore
+  keys: KeyStore
+  limiter?: RateLimiter
+  query(sql: string): Promise<unknown[]>
+}
+
+async function testStores(): Promise<TestStores> {
+  if (storeKind === 'sqlite') {
+    const db = openDatabase(':memory:')
+    // As the server composes it: the page cache in front of SQLite.
+    return { pets: new CachedPetStore(new SqlitePetStore(db), db), keys: new SqliteKeyStore(db), query: async (sql) => db.query(sql).all() }
+  }
+  const stores = await postgresTestStores()
+  const redis = await redisTestLimiter()
+  cleanups.push(stores.cleanup, redis.cleanup)
+  return { pets: stores.pets, keys: stores.keys, limiter: redis.limiter, query: async (sql) => [...(await stores.sql.unsafe(sql))] }
+}
+
+/** A fresh app with one key (unlimited unless `keyPlan` says otherwise), and a one-line way to call it. */
 export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: NewApiKey = UNLIMITED) {
-  const db = openDatabase(':memory:')
-  const keys = new SqliteKeyStore(db)
-  // As the server composes it: the page cache in front of SQLite.
-  const pets = new CachedPetStore(new SqlitePetStore(db), db)
+  const { pets, keys, limiter, query } = await testStores()
   const { key, secret } = await issueKey(keys, keyPlan)
   const logs: Record<string, unknown>[] = []
   const logger = createLogger('info', (line) => logs.push(JSON.parse(line)))
-  const app = createApp({ pets, keys, logger, ...overrides })
+  const app = createApp({ pets, keys, limiter, logger, ...overrides })
 
   async function call(method: string, path: string, request: TestRequest = {}): Promise<Response> {
     const headers = new Headers(request.headers)
@@ -49,7 +98,7 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: New
     return app.handle(new Request(BASE + path, { method, headers, body }))
   }
 
-  return { app, db, keys, pets, key, secret, call, logs }
+  return { app, keys, pets, key, secret, call, logs, query }
 }
 
 /** Reads a response body as JSON, typed loosely for assertions. */

@@ -1,9 +1,21 @@
 import { Elysia } from 'elysia'
 import type { Awaitable } from '../awaitable'
 import { errorBody } from '../errors'
+import type { LimiterHealth } from '../ratelimit/limiter'
 
-/** `GET /health`: 200 `{"status":"ok"}` while the database answers, else 503. Needs no key. */
-export function healthRoutes({ databaseAnswers }: { databaseAnswers: () => Awaitable<boolean> }) {
+/** What `/health` asks. */
+export interface HealthChecks {
+  databaseAnswers: () => Awaitable<boolean>
+  limiterHealth: () => LimiterHealth
+}
+
+/**
+ * `GET /health`, without a key: 200 `{"status":"ok"}` while the database
+ * answers and the limiter counts; 200 `{"status":"degraded","rateLimiter":"unreachable"}`
+ * while a shared limiter's Redis is down and requests go on (REDIS_FAILURE_MODE=open);
+ * 503 when the database does not answer, or Redis is down and requests are refused.
+ */
+export function healthRoutes({ databaseAnswers, limiterHealth }: HealthChecks) {
   return new Elysia({ name: 'health' }).get(
     '/health',
     async ({ set }) => {
@@ -13,9 +25,15 @@ export function healthRoutes({ databaseAnswers }: { databaseAnswers: () => Await
       } catch {
         answers = false
       }
-      if (answers) return { status: 'ok' }
+      if (!answers) {
+        set.status = 503
+        return errorBody(503, 'unavailable', 'The database does not answer')
+      }
+      const limiter = limiterHealth()
+      if (limiter === 'ok') return { status: 'ok' }
+      if (limiter === 'degraded') return { status: 'degraded', rateLimiter: 'unreachable' }
       set.status = 503
-      return errorBody(503, 'unavailable', 'The database does not answer')
+      return errorBody(503, 'unavailable', 'The rate limiter (Redis) does not answer')
     },
     { detail: { hide: true } },
   )

@@ -9,7 +9,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * Elysia `parse` hook for routes that take a JSON object: refuses bodies over
  * 16 KiB (413), of another media type (415), and empty, malformed, non-UTF-8
  * or non-object bodies, a key that shadows Object.prototype ("__proto__",
- * "toString", ...) or a string with a lone surrogate anywhere (400). Numbers that JSON would round come back as an
+ * "toString", ...) or a string with a lone surrogate or a U+0000 anywhere (400). Numbers that JSON would round come back as an
  * InexactNumber, which every schema refuses, instead of a neighbour.
  */
 export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
@@ -49,9 +49,11 @@ function keepNumbersExact(key: string, value: unknown, context?: { source?: stri
   // A key that shadows Object.prototype ("__proto__", "toString", "valueOf", ...) breaks code that
   // copies the object or turns it into text; none is a property of anything this API accepts.
   if (key in Object.prototype) throw new HttpError(400, 'invalid_request', `"${key}" is not an accepted property`)
-  // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
-  if (typeof value === 'string' && !value.isWellFormed()) {
-    throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+  if (typeof value === 'string') {
+    // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
+    if (!value.isWellFormed()) throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+    // PostgreSQL's text cannot hold U+0000; refused on every store so the API does not depend on the store.
+    if (value.includes('\u0000')) throw new HttpError(400, 'invalid_request', `"${key}" must not contain U+0000 (NUL)`)
   }
   if (typeof value === 'number' && context?.source !== undefined && !isExactLiteral(context.source, value)) {
     return new InexactNumber(context.source)

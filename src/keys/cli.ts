@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util'
 import { issueKey } from './issue'
 import { isPlan, limitsFor, PLANS, type Limits, type Plan } from './plans'
+import type { Stores } from '../stores'
 import type { ApiKey, KeyStore } from './store'
 
 /** Where a command writes: data on `out`, everything for people on `err`. */
@@ -30,10 +31,25 @@ const OPTIONS = {
  * `keys create|list|revoke|set-plan`. `openStore` is called only once the
  * arguments are known to be good, with the `--db` path when one was given.
  */
-export async function runKeysCommand(args: string[], openStore: (dbPath: string | undefined) => KeyStore, io: Io): Promise<number> {
+export async function runKeysCommand(args: string[], openStores: (dbPath: string | undefined) => Promise<Stores>, io: Io): Promise<number> {
   const [command, ...rest] = args
   const { values, positionals } = parse(rest)
-  const store = () => openStore(values.db)
+  let stores: Stores | undefined
+  const store = async () => (stores ??= await openStores(values.db)).keys
+  try {
+    return await run(command, values, positionals, store, io)
+  } finally {
+    await stores?.close()
+  }
+}
+
+async function run(
+  command: string | undefined,
+  values: ReturnType<typeof parse>['values'],
+  positionals: string[],
+  store: () => Promise<KeyStore>,
+  io: Io,
+): Promise<number> {
   switch (command) {
     case 'create': {
       expectPositionals(positionals, 0)
@@ -41,21 +57,21 @@ export async function runKeysCommand(args: string[], openStore: (dbPath: string 
       const limits = limitsOption(plan, values)
       const name = values.name ?? 'default'
       if (name.trim() === '' || name.length > 255) throw new UsageError('--name must be 1 to 255 characters')
-      const { key, secret } = await issueKey(store(), { name, plan, ...limits })
+      const { key, secret } = await issueKey(await store(), { name, plan, ...limits })
       io.out(values.json ? JSON.stringify({ id: key.id, key: secret, name: key.name, plan: key.plan, rpm: key.rpm, rpd: key.rpd }) : secret)
       io.err(`Created key ${key.id} "${key.name}" on the ${key.plan} plan (${describeLimits(key)}). It is shown only this once.`)
       return 0
     }
     case 'list': {
       expectPositionals(positionals, 0)
-      const keys = await store().list()
+      const keys = await (await store()).list()
       if (values.json) io.out(JSON.stringify(keys))
       else for (const line of table(keys)) io.out(line)
       return 0
     }
     case 'revoke': {
       const id = idArgument(positionals)
-      const keys = store()
+      const keys = await store()
       const key = await keys.revoke(id)
       if (!key) return failed(io, `No key with id ${id}`)
       if (values.json) io.out(JSON.stringify(key))
@@ -66,7 +82,7 @@ export async function runKeysCommand(args: string[], openStore: (dbPath: string 
       const id = idArgument(positionals)
       const plan = planOption(values.plan)
       const limits = limitsOption(plan, values)
-      const keys = store()
+      const keys = await store()
       const key = await keys.setPlan(id, plan, limits)
       if (!key) return failed(io, (await keys.get(id)) ? `Key ${id} is revoked; its plan cannot change` : `No key with id ${id}`)
       if (values.json) io.out(JSON.stringify(key))

@@ -39,7 +39,16 @@ export interface RateDecision {
  */
 export interface RateLimiter {
   consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
+  /** For `/health`; a limiter without it is always `ok`. */
+  health?(): LimiterHealth
 }
+
+/**
+ * `ok`: counting as designed. `degraded`: a shared limiter's server is
+ * unreachable and requests go on, counted per instance. `down`: it is
+ * unreachable and requests are refused.
+ */
+export type LimiterHealth = 'ok' | 'degraded' | 'down'
 
 // A subject's counters, packed into one number (exact below 2^53) so that a
 // flood of distinct addresses costs one map entry each: from high to low,
@@ -129,12 +138,7 @@ export class MemoryRateLimiter implements RateLimiter {
     } else {
       counters.usedThisMinute++
       counters.usedToday++
-      const leftMinute = rpm - counters.usedThisMinute
-      const leftDay = rpd - counters.usedToday
-      decision =
-        leftDay < leftMinute
-          ? { refusal: undefined, window: 'day', limit: rpd, remaining: leftDay, reset: dayEnd / 1000, retryAfter: 0 }
-          : { refusal: undefined, window: 'minute', limit: rpm, remaining: leftMinute, reset: minuteEnd / 1000, retryAfter: 0 }
+      decision = allowed(counters.usedThisMinute, counters.usedToday, limits, minuteEnd, dayEnd)
     }
     if (packed) this.#packed.set(subject, pack(counters, limits))
     else this.#wide.set(subject, counters)
@@ -181,6 +185,19 @@ export class MemoryRateLimiter implements RateLimiter {
   }
 }
 
-function refused(refusal: RefusalCode, window: RateDecision['window'], limit: number, end: number, now: number): RateDecision {
+/**
+ * The decision for a request that was counted: `usedMinute` and `usedDay`
+ * include it; the headers describe the window with fewer requests left.
+ */
+export function allowed(usedMinute: number, usedDay: number, { rpm, rpd }: Limits, minuteEnd: number, dayEnd: number): RateDecision {
+  const leftMinute = rpm - usedMinute
+  const leftDay = rpd - usedDay
+  return leftDay < leftMinute
+    ? { refusal: undefined, window: 'day', limit: rpd, remaining: leftDay, reset: dayEnd / 1000, retryAfter: 0 }
+    : { refusal: undefined, window: 'minute', limit: rpm, remaining: leftMinute, reset: minuteEnd / 1000, retryAfter: 0 }
+}
+
+/** The decision for a refused request: nothing remains until `end` (epoch ms) of the blocking window or ban. */
+export function refused(refusal: RefusalCode, window: RateDecision['window'], limit: number, end: number, now: number): RateDecision {
   return { refusal, window, limit, remaining: 0, reset: Math.ceil(end / 1000), retryAfter: Math.max(1, Math.ceil((end - now) / 1000)) }
 }

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { isApiPath, WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey } from '../../src/keys/api_key'
-import { BASE, expectError, makeTestApp } from '../helpers'
+import { BASE, describeEachStore, expectError, makeTestApp } from '../helpers'
 
 async function expectUnauthorized(response: Response): Promise<string> {
   expect(response.headers.get('www-authenticate')).toBe(WWW_AUTHENTICATE)
@@ -9,7 +9,7 @@ async function expectUnauthorized(response: Response): Promise<string> {
   return (await expectError(response, 401, 'unauthorized')).message
 }
 
-describe('authentication under /v1', () => {
+describeEachStore('authentication under /v1', () => {
   test.each(['Bearer', 'bearer', 'BEARER', 'bEaReR'])('accepts the scheme word "%s"', async (scheme) => {
     const { app, secret } = await makeTestApp()
     const response = await app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `${scheme} ${secret}` } }))
@@ -49,7 +49,7 @@ describe('authentication under /v1', () => {
   test('refuses a revoked key on the next request', async () => {
     const { call, keys, key } = await makeTestApp()
     expect((await call('GET', '/v1/pets')).status).toBe(200)
-    keys.revoke(key.id)
+    await keys.revoke(key.id)
     await expectUnauthorized(await call('GET', '/v1/pets'))
   })
 

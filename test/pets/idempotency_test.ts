@@ -7,7 +7,7 @@ import { SqliteKeyStore } from '../../src/keys/store'
 import { createLogger } from '../../src/log'
 import { IDEMPOTENCY_TTL_MS } from '../../src/pets/idempotency'
 import { SqlitePetStore } from '../../src/pets/store'
-import { BASE, expectError, json, makeTestApp, UNLIMITED } from '../helpers'
+import { BASE, describeEachStore, expectError, json, makeTestApp, UNLIMITED } from '../helpers'
 import { tempDir } from '../process_helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
@@ -25,7 +25,7 @@ async function clockedApp() {
   return { ...made, create, count, advance: (ms: number) => (now += ms) }
 }
 
-describe('Idempotency-Key on POST /v1/pets', () => {
+describeEachStore('Idempotency-Key on POST /v1/pets', () => {
   test('a retry with the same key and body replays the first 201 and creates nothing', async () => {
     const { create, count } = await clockedApp()
     const first = await create('order-1')
@@ -86,11 +86,11 @@ describe('Idempotency-Key on POST /v1/pets', () => {
   })
 
   test('expired keys are purged as new ones arrive', async () => {
-    const { create, advance, db } = await clockedApp()
+    const { create, advance, query } = await clockedApp()
     for (let i = 0; i < 5; i++) await create(`old-${i}`)
     advance(IDEMPOTENCY_TTL_MS + 1)
     await create('new')
-    expect(db.query('SELECT key FROM idempotency_keys').all()).toEqual([{ key: 'new' }])
+    expect(await query('SELECT key FROM idempotency_keys')).toEqual([{ key: 'new' }])
   })
 
   test('a request refused by validation leaves its key unused', async () => {
@@ -123,6 +123,9 @@ describe('Idempotency-Key on POST /v1/pets', () => {
     expect((await create(`a b${'~'.repeat(252)}`)).status).toBe(201)
   })
 
+})
+
+describe('Idempotency-Key in SQLite', () => {
   test('survives a restart: the key is stored in SQLite', async () => {
     const workspace = tempDir('animal-store-idem-')
     try {

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../../src/pets/routes'
-import { expectError, json, makeTestApp } from '../helpers'
+import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
 
-describe('POST /v1/pets', () => {
+describeEachStore('POST /v1/pets', () => {
   test('returns 201, the stored pet and its Location', async () => {
     const { call } = await makeTestApp()
     const response = await call('POST', '/v1/pets', { body: { ...rex, status: 'pending' } })
@@ -38,10 +38,17 @@ describe('POST /v1/pets', () => {
 
   test('keeps control characters and a surrogate pair exactly', async () => {
     const { call } = await makeTestApp()
-    const name = 'a\u0000b\u001f🐶\uffff'
+    const name = 'a\u0001b\u001f🐶\uffff'
     const created = await json(await call('POST', '/v1/pets', { body: { name, categoryId: 1 } }))
     expect(created.name).toBe(name)
     expect((await json(await call('GET', `/v1/pets/${created.id}`))).name).toBe(name)
+  })
+
+  test('refuses U+0000 in a name with 400 (PostgreSQL cannot store it; no store does)', async () => {
+    const { call, pets } = await makeTestApp()
+    const error = await expectError(await call('POST', '/v1/pets', { body: { name: 'a\u0000b', categoryId: 1 } }), 400, 'invalid_request')
+    expect(error.message).toBe('"name" must not contain U+0000 (NUL)')
+    expect((await pets.list({ limit: 1 })).pets).toEqual([])
   })
 
   test('returns what a following GET returns', async () => {
@@ -248,7 +255,7 @@ describe('POST /v1/pets', () => {
   })
 })
 
-describe('GET /v1/pets', () => {
+describeEachStore('GET /v1/pets', () => {
   async function seeded(count: number, statusOf: (i: number) => string = () => 'available') {
     const made = await makeTestApp()
     for (let i = 1; i <= count; i++) await made.call('POST', '/v1/pets', { body: { name: `pet ${i}`, categoryId: i, status: statusOf(i) } })
@@ -349,7 +356,7 @@ describe('GET /v1/pets', () => {
   })
 })
 
-describe('GET /v1/pets/{petId}', () => {
+describeEachStore('GET /v1/pets/{petId}', () => {
   function expectDeprecation(response: Response) {
     expect(response.headers.get('deprecation')).toBe(GET_PET_DEPRECATED)
     expect(GET_PET_DEPRECATED).toBe(`@${Date.UTC(2026, 10, 21) / 1000}`)

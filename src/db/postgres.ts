@@ -1,0 +1,80 @@
+import { SQL } from 'bun'
+import type { Migration } from './migrations'
+import { postgresMigrations } from './postgres_migrations'
+
+/** How long one statement may run before PostgreSQL cancels it. */
+export const STATEMENT_TIMEOUT_MS = 5000
+
+/** How a PostgreSQL pool is opened; tests add their own schema. */
+export interface PostgresOptions {
+  /** Connections per process (Bun's default is 10). */
+  max?: number
+  /** A schema to create (if missing) and put first on the search path. */
+  schema?: string
+}
+
+/**
+ * Opens a pool on `url` (Bun's built-in client), migrated to the current
+ * schema. Statements are parameterised tagged templates throughout.
+ */
+export async function openPostgres(url: string, { max = 10, schema }: PostgresOptions = {}): Promise<SQL> {
+  if (schema !== undefined) {
+    const setup = new SQL(url, { max: 1 })
+    try {
+      await setup`CREATE SCHEMA IF NOT EXISTS ${setup(schema)}`
+    } finally {
+      await setup.close()
+    }
+  }
+  const connection: Record<string, string | number> = { application_name: 'animal-store', statement_timeout: STATEMENT_TIMEOUT_MS }
+  if (schema !== undefined) connection.search_path = schema
+  const sql = new SQL(url, { max, connection, connectionTimeout: 5 })
+  try {
+    await migratePostgres(sql, postgresMigrations)
+  } catch (error) {
+    await sql.close()
+    throw error
+  }
+  return sql
+}
+
+// Any constant: the migration steps of every process on this database take turns under it.
+const MIGRATION_LOCK = 4_104_2026
+
+/**
+ * The SQLite runner's counterpart: applies the migrations not yet recorded
+ * in `schema_migrations`, each in its own transaction with its record, under
+ * an advisory lock, so instances starting together apply each step once.
+ * Returns the versions it applied.
+ */
+export async function migratePostgres(sql: SQL, migrations: readonly Migration[]): Promise<number[]> {
+  const applied: number[] = []
+  for (const migration of migrations) {
+    const done = await sql.begin(async (tx) => {
+      await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`
+      await tx`CREATE TABLE IF NOT EXISTS schema_migrations (
+        version    integer PRIMARY KEY,
+        name       text NOT NULL,
+        applied_at timestamptz NOT NULL DEFAULT now()
+      )`
+      const [seen] = await tx`SELECT 1 FROM schema_migrations WHERE version = ${migration.version}`
+      if (seen) return false
+      await tx.unsafe(migration.sql)
+      await tx`INSERT INTO schema_migrations (version, name) VALUES (${migration.version}, ${migration.name})`
+      return true
+    })
+    if (done) applied.push(migration.version)
+  }
+  return applied
+}
+
+/** A PostgreSQL URL without its password, for logs. */
+export function redactedUrl(url: string): string {
+  try {
+    const parsed = new URL(url)
+    if (parsed.password) parsed.password = '***'
+    return parsed.toString()
+  } catch {
+    return 'postgres://(unparsable URL)'
+  }
+}

@@ -1,0 +1,136 @@
+import type { SQL } from 'bun'
+import type { Limits, Plan } from './plans'
+import type { ApiKey, KeyStore, NewApiKey } from './store'
+
+/** How often each instance asks whether keys changed: a CLI change reaches every instance within this (plus one query). */
+export const KEY_POLL_MS = 250
+
+/** An api_keys row as Bun reads it: bigint as text, timestamptz as a Date. */
+interface KeyRow {
+  id: string
+  hash: string
+  name: string
+  plan: Plan
+  rpm: string
+  rpd: string
+  createdAt: Date
+  revokedAt: Date | null
+}
+
+const COLUMNS = 'id, hash, name, plan, rpm, rpd, created_at AS "createdAt", revoked_at AS "revokedAt"'
+
+/**
+ * KeyStore on PostgreSQL, shared by every instance. Active keys are held in
+ * a map by hash, as in the SQLite store, so a request never waits for the
+ * database. Every KEY_POLL_MS the store asks for the sum of the `changed`
+ * column, which every insert and update raises (whatever order transactions
+ * commit in), and reloads the map when it moved. A failed poll keeps the
+ * last map; `/health` reports the database.
+ */
+export class PostgresKeyStore implements KeyStore {
+  #sql: SQL
+  #byHash = new Map<string, ApiKey>()
+  #seenChanges = ''
+  #timer: Timer | undefined
+  #looking: Promise<void> | undefined
+
+  private constructor(sql: SQL) {
+    this.#sql = sql
+  }
+
+  /** A store with its map loaded; with `pollMs`, kept fresh until `close`. */
+  static async open(sql: SQL, { pollMs }: { pollMs?: number } = {}): Promise<PostgresKeyStore> {
+    const store = new PostgresKeyStore(sql)
+    await store.refresh()
+    if (pollMs !== undefined) {
+      store.#timer = setInterval(() => {
+        if (!store.#looking) store.refresh().catch(() => {})
+      }, pollMs)
+      store.#timer.unref()
+    }
+    return store
+  }
+
+  findActive(hash: string): ApiKey | undefined {
+    return this.#byHash.get(hash)
+  }
+
+  /** Reloads the map if any key changed since the last look. */
+  async refresh(): Promise<void> {
+    // A look under way may have read the sum before the caller's change: wait for it, then look again.
+    while (this.#looking) await this.#looking.catch(() => {})
+    this.#looking = this.#look()
+    try {
+      await this.#looking
+    } finally {
+      this.#looking = undefined
+    }
+  }
+
+  async #look(): Promise<void> {
+    const [{ changes }]: [{ changes: string }] = await this.#sql`SELECT coalesce(sum(changed), 0)::text AS changes FROM api_keys`
+    if (changes === this.#seenChanges) return
+    const rows: KeyRow[] = await this.#sql.unsafe(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`)
+    const byHash = new Map<string, ApiKey>()
+    for (const row of rows) byHash.set(row.hash, toApiKey(row))
+    this.#byHash = byHash
+    this.#seenChanges = changes
+  }
+
+  async create(hash: string, key: NewApiKey): Promise<ApiKey> {
+    const [row]: KeyRow[] = await this.#sql`
+      INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at)
+      VALUES (${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, now())
+      RETURNING ${this.#sql.unsafe(COLUMNS)}`
+    await this.refresh()
+    return toApiKey(row!)
+  }
+
+  async list(): Promise<ApiKey[]> {
+    const rows: KeyRow[] = await this.#sql.unsafe(`SELECT ${COLUMNS} FROM api_keys ORDER BY id`)
+    return rows.map(toApiKey)
+  }
+
+  async get(id: number): Promise<ApiKey | undefined> {
+    const [row]: KeyRow[] = await this.#sql`SELECT ${this.#sql.unsafe(COLUMNS)} FROM api_keys WHERE id = ${id}`
+    return row && toApiKey(row)
+  }
+
+  async revoke(id: number): Promise<ApiKey | undefined> {
+    const [row]: KeyRow[] = await this.#sql`
+      UPDATE api_keys SET revoked_at = coalesce(revoked_at, now()), changed = nextval('api_key_changes')
+      WHERE id = ${id} RETURNING ${this.#sql.unsafe(COLUMNS)}`
+    await this.refresh()
+    return row && toApiKey(row)
+  }
+
+  async setPlan(id: number, plan: Plan, limits: Limits): Promise<ApiKey | undefined> {
+    const [row]: KeyRow[] = await this.#sql`
+      UPDATE api_keys SET plan = ${plan}, rpm = ${limits.rpm}, rpd = ${limits.rpd}, changed = nextval('api_key_changes')
+      WHERE id = ${id} AND revoked_at IS NULL RETURNING ${this.#sql.unsafe(COLUMNS)}`
+    await this.refresh()
+    return row && toApiKey(row)
+  }
+
+  async count(): Promise<number> {
+    const [{ n }]: [{ n: string }] = await this.#sql`SELECT count(*) AS n FROM api_keys`
+    return Number(n)
+  }
+
+  /** Stops polling; the pool is closed by its owner. */
+  close(): void {
+    clearInterval(this.#timer)
+  }
+}
+
+function toApiKey(row: KeyRow): ApiKey {
+  return {
+    id: Number(row.id),
+    name: row.name,
+    plan: row.plan,
+    rpm: Number(row.rpm),
+    rpd: Number(row.rpd),
+    createdAt: row.createdAt.toISOString(),
+    revokedAt: row.revokedAt === null ? null : row.revokedAt.toISOString(),
+  }
+}

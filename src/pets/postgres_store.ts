@@ -1,0 +1,96 @@
+import type { SQL } from 'bun'
+import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from './idempotency'
+import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
+import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
+
+/** A pets row as Bun reads it: PostgreSQL's bigint arrives as text. */
+interface PetRow {
+  id: string
+  name: string
+  categoryId: string
+  status: PetStatus
+}
+
+/** Thrown inside a create's transaction to roll it back: another request holds its Idempotency-Key. */
+class ClaimTaken extends Error {}
+
+/**
+ * PetStore on PostgreSQL, for several instances sharing one database. No page
+ * cache and no group commit: another instance may write at any time, and
+ * PostgreSQL serves concurrent writers itself.
+ */
+export class PostgresPetStore implements PetStore {
+  #sql: SQL
+
+  constructor(sql: SQL) {
+    this.#sql = sql
+  }
+
+  async list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
+    const sql = this.#sql
+    // One row beyond the page tells whether a next page exists; the (status, id) index serves the filtered walk.
+    const rows: PetRow[] =
+      status === undefined
+        ? await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${limit + 1}`
+        : await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${limit + 1}`
+    const more = rows.length > limit
+    const pets = (more ? rows.slice(0, limit) : rows).map(toPet)
+    return { pets, more }
+  }
+
+  async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    if (claim === undefined) return { kind: 'created', pet: await this.#insert(this.#sql, pet) }
+    const cutoff = claim.now - IDEMPOTENCY_TTL_MS
+    try {
+      const created = await this.#sql.begin(async (tx) => {
+        // An expired claim under the same key is replaced.
+        await tx`DELETE FROM idempotency_keys WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at <= ${cutoff}`
+        const stored = await this.#insert(tx, pet)
+        // On a live claim by a concurrent transaction, PostgreSQL waits for it to end before deciding.
+        const claimed = await tx`
+          INSERT INTO idempotency_keys (api_key_id, key, request_hash, response, created_at)
+          VALUES (${claim.apiKeyId}, ${claim.key}, ${claim.requestHash}, ${JSON.stringify(stored)}, ${claim.now})
+          ON CONFLICT (api_key_id, key) DO NOTHING RETURNING 1`
+        if (claimed.length === 0) throw new ClaimTaken()
+        // A few expired claims go with every new one, so the table never grows past a day of them.
+        await tx`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff} LIMIT 100)`
+        return stored
+      })
+      return { kind: 'created', pet: created }
+    } catch (error) {
+      if (!(error instanceof ClaimTaken)) throw error
+    }
+    const [earlier]: { requestHash: string; response: string }[] = await this.#sql`
+      SELECT request_hash AS "requestHash", response FROM idempotency_keys
+      WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at > ${cutoff}`
+    if (earlier === undefined) throw new Error('an Idempotency-Key claim vanished while it was being read')
+    return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
+  }
+
+  async get(id: number): Promise<Pet | undefined> {
+    const [row]: PetRow[] = await this.#sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`
+    return row && toPet(row)
+  }
+
+  async answers(): Promise<boolean> {
+    try {
+      await this.#sql`SELECT 1`
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  async #insert(sql: SQL, pet: NewPet): Promise<Pet> {
+    const [row]: PetRow[] = await sql`
+      INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status ?? DEFAULT_STATUS})
+      RETURNING id, name, category_id AS "categoryId", status`
+    if (!row) throw new Error('INSERT … RETURNING gave no row')
+    return toPet(row)
+  }
+}
+
+/** Exact: ids and categories are capped at 2^53 - 1 by the schema. */
+function toPet(row: PetRow): Pet {
+  return { id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status }
+}

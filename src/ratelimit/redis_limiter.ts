@@ -1,0 +1,177 @@
+import { RedisClient } from 'bun'
+import { HttpError } from '../errors'
+import type { Limits } from '../keys/plans'
+import type { Logger } from '../log'
+import { allowed, BAN_MS, DAY_MS, MINUTE_MS, refused, type LimiterHealth, type RateDecision, type RateLimiter, type Subject } from './limiter'
+
+/**
+ * One request, counted atomically in one round trip. KEYS: the ban, the
+ * minute's count, the day's count, the minute's refusals. ARGV: rpm, rpd,
+ * now, the minute's end, the day's end, the ban's length (ms). Keys carry
+ * their window in their name and expire when it ends (PEXPIREAT), so Redis
+ * holds only live windows. The rules are MemoryRateLimiter's: a refused
+ * request is not counted, and refusals within one minute beyond its limit
+ * ban the subject. Replies: {0, minute, day} counted; {1, minute, day}
+ * refused; {2, banEnd} banned.
+ */
+const CONSUME_SCRIPT = `
+local rpm, rpd, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local banEnd = tonumber(redis.call('GET', KEYS[1]) or '0')
+if banEnd > now then return {2, banEnd} end
+local minute = tonumber(redis.call('GET', KEYS[2]) or '0')
+local day = tonumber(redis.call('GET', KEYS[3]) or '0')
+if minute >= rpm or day >= rpd then
+  local refusals = redis.call('INCR', KEYS[4])
+  if refusals == 1 then redis.call('PEXPIREAT', KEYS[4], ARGV[4]) end
+  if refusals > rpm then
+    banEnd = now + tonumber(ARGV[6])
+    redis.call('SET', KEYS[1], banEnd, 'PXAT', banEnd)
+    return {2, banEnd}
+  end
+  return {1, minute, day}
+end
+minute = redis.call('INCR', KEYS[2])
+if minute == 1 then redis.call('PEXPIREAT', KEYS[2], ARGV[4]) end
+day = redis.call('INCR', KEYS[3])
+if day == 1 then redis.call('PEXPIREAT', KEYS[3], ARGV[5]) end
+return {0, minute, day}
+`
+const SCRIPT_SHA = new Bun.CryptoHasher('sha1').update(CONSUME_SCRIPT).digest('hex')
+
+/** What to do with a request while Redis cannot be asked. */
+export type RedisFailureMode = 'open' | 'closed'
+
+export interface RedisRateLimiterOptions {
+  url: string
+  /**
+   * `open`: requests go on, counted by `fallback` in this process alone,
+   * `closed`: `/v1` answers 503. Either way a warning is logged once per outage.
+   */
+  failureMode: RedisFailureMode
+  /** Counts while Redis is unreachable in `open` mode. */
+  fallback: RateLimiter
+  logger: Logger
+  /** Start of every key (REDIS_KEY_PREFIX), so deployments and tests can share a Redis. */
+  prefix?: string
+  /** How long one call may take before Redis counts as unreachable. */
+  timeoutMs?: number
+}
+
+/**
+ * How long a call to Redis may take before the request is decided without it:
+ * far above a healthy round trip (about 0.1 ms on loopback), so a busy
+ * process that was late to read the answer does not count as an outage.
+ */
+export const REDIS_TIMEOUT_MS = 1000
+/** How often a client that has given up is asked to connect again. */
+const RECONNECT_EVERY_MS = 1000
+
+/**
+ * Fixed-window counters shared by every instance through Redis (Bun's
+ * built-in client). Decisions, and so headers, are those of
+ * MemoryRateLimiter for the same sequence of requests.
+ */
+export class RedisRateLimiter implements RateLimiter {
+  #client: RedisClient
+  #options: Required<RedisRateLimiterOptions>
+  #failing = false
+  #lastConnectAttempt = 0
+
+  constructor(options: RedisRateLimiterOptions) {
+    this.#options = { prefix: 'animal-store:rl', timeoutMs: REDIS_TIMEOUT_MS, ...options }
+    // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
+    this.#client = new RedisClient(options.url, { enableOfflineQueue: false, connectionTimeout: 2000, autoReconnect: true })
+  }
+
+  /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
+  async connect(): Promise<boolean> {
+    try {
+      await this.#withTimeout(this.#client.connect().then(() => this.#client.send('SCRIPT', ['LOAD', CONSUME_SCRIPT])))
+      return true
+    } catch (error) {
+      this.#noteFailure(error)
+      return false
+    }
+  }
+
+  async consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
+    const minute = Math.floor(now / MINUTE_MS)
+    const day = Math.floor(now / DAY_MS)
+    const minuteEnd = (minute + 1) * MINUTE_MS
+    const dayEnd = (day + 1) * DAY_MS
+    // The braces keep one subject's keys in one Redis Cluster slot.
+    const base = `${this.#options.prefix}:{${subject}}`
+    const keys = [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
+    const args = [String(limits.rpm), String(limits.rpd), String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
+    let reply: number[]
+    try {
+      reply = (await this.#withTimeout(this.#evaluate(keys, args))) as number[]
+    } catch (error) {
+      this.#noteFailure(error)
+      if (this.#options.failureMode === 'closed') {
+        throw new HttpError(503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly', { 'retry-after': '1' })
+      }
+      return this.#options.fallback.consume(subject, limits, now)
+    }
+    this.#noteSuccess()
+    const [outcome, first, second] = reply as [number, number, number]
+    if (outcome === 2) return refused('key_banned', 'ban', limits.rpm, first, now)
+    if (outcome === 1) {
+      return second >= limits.rpd
+        ? refused('rate_limit_exceeded', 'day', limits.rpd, dayEnd, now)
+        : refused('rate_limit_exceeded', 'minute', limits.rpm, minuteEnd, now)
+    }
+    return allowed(first, second, limits, minuteEnd, dayEnd)
+  }
+
+  health(): LimiterHealth {
+    if (!this.#failing) return 'ok'
+    this.#reconnect()
+    return this.#options.failureMode === 'open' ? 'degraded' : 'down'
+  }
+
+  close(): void {
+    this.#client.close()
+  }
+
+  // EVALSHA sends only the script's hash; a Redis that restarted has forgotten the script, and EVAL teaches it again.
+  async #evaluate(keys: string[], args: string[]): Promise<unknown> {
+    try {
+      return await this.#client.send('EVALSHA', [SCRIPT_SHA, String(keys.length), ...keys, ...args])
+    } catch (error) {
+      if (!String((error as Error).message).includes('NOSCRIPT')) throw error
+      return this.#client.send('EVAL', [CONSUME_SCRIPT, String(keys.length), ...keys, ...args])
+    }
+  }
+
+  #withTimeout<T>(work: Promise<T>): Promise<T> {
+    let timer: Timer | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#options.timeoutMs} ms`)), this.#options.timeoutMs)
+    })
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+  }
+
+  #noteFailure(error: unknown): void {
+    if (!this.#failing) {
+      this.#failing = true
+      const outcome = this.#options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503'
+      this.#options.logger.warn(`rate limiter: Redis unreachable, ${outcome} until it answers again`, { error: String((error as Error)?.message ?? error) })
+    }
+    this.#reconnect()
+  }
+
+  #noteSuccess(): void {
+    if (!this.#failing) return
+    this.#failing = false
+    this.#options.logger.info('rate limiter: Redis answers again; limits are shared once more')
+  }
+
+  // Bun reconnects on its own a number of times, then gives up; this asks again, at most once a second.
+  #reconnect(): void {
+    const now = Date.now()
+    if (this.#client.connected || now - this.#lastConnectAttempt < RECONNECT_EVERY_MS) return
+    this.#lastConnectAttempt = now
+    this.#client.connect().catch(() => {})
+  }
+}

@@ -1,0 +1,66 @@
+import type { Database } from 'bun:sqlite'
+import { ConfigError, type Config } from './config'
+import { openDatabase } from './db/open'
+import { openPostgres, redactedUrl } from './db/postgres'
+import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
+import { SqliteKeyStore, type KeyStore } from './keys/store'
+import { CachedPetStore } from './pets/page_cache'
+import { PostgresPetStore } from './pets/postgres_store'
+import { SqlitePetStore, type PetStore } from './pets/store'
+
+/** Where pets and keys live, opened together; `close` releases the database. */
+export interface Stores {
+  pets: PetStore
+  keys: KeyStore
+  /** Which database, for the start-up line (no password). */
+  description: string
+  close(): Promise<void>
+}
+
+/** What to open: the configuration, and for the CLI a `--db` file that overrides it. */
+export interface StoreChoice {
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'synchronous'>
+  /** The `--db` option, for SQLite only. */
+  sqlitePath?: string
+  /** Whether to keep keys fresh (a server) or read them once (a CLI command). */
+  serving: boolean
+}
+
+/**
+ * PostgreSQL when DATABASE_URL is set, for several instances; otherwise the
+ * SQLite file, with first pages cached and creates group-committed.
+ */
+export async function openStores({ config, sqlitePath, serving }: StoreChoice): Promise<Stores> {
+  if (config.databaseUrl !== undefined) {
+    if (sqlitePath !== undefined) throw new ConfigError('DATABASE_URL', '--db names a SQLite file; unset DATABASE_URL to use one')
+    const sql = await openOrExplain('DATABASE_URL', () => openPostgres(config.databaseUrl!))
+    const keys = await PostgresKeyStore.open(sql, { pollMs: serving ? KEY_POLL_MS : undefined })
+    return {
+      pets: new PostgresPetStore(sql),
+      keys,
+      description: redactedUrl(config.databaseUrl),
+      async close() {
+        keys.close()
+        await sql.close()
+      },
+    }
+  }
+  const path = sqlitePath ?? config.databasePath
+  const db: Database = await openOrExplain('DATABASE_PATH', () => openDatabase(path, config.synchronous))
+  return {
+    pets: new CachedPetStore(new SqlitePetStore(db), db),
+    keys: new SqliteKeyStore(db),
+    description: path,
+    async close() {
+      db.close()
+    },
+  }
+}
+
+async function openOrExplain<T>(variable: string, open: () => T | Promise<T>): Promise<T> {
+  try {
+    return await open()
+  } catch (error) {
+    throw new ConfigError(variable, `cannot open the database: ${(error as Error).message}`)
+  }
+}
