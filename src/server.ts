@@ -1,7 +1,7 @@
 import { createApp } from './app'
 import type { Config } from './config'
 import type { Io } from './keys/cli'
-import { issueKey } from './keys/issue'
+import { issueFirstKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
 import type { KeyStore } from './keys/store'
 import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
@@ -99,8 +99,9 @@ async function openLimiter(config: Config, logger: Logger, io: Io): Promise<Rate
 
 /** On a database with no keys, makes one Free key and shows it once, as Elasticsearch does with its first password. */
 async function createFirstKey(keys: KeyStore, io: Io): Promise<void> {
-  if ((await keys.count()) > 0) return
-  const { key, secret } = await issueKey(keys, { name: 'first key', plan: 'free', ...PLAN_LIMITS.free })
+  const issued = await issueFirstKey(keys, { name: 'first key', plan: 'free', ...PLAN_LIMITS.free })
+  if (issued === undefined) return
+  const { key, secret } = issued
   io.err(
     [
       '',

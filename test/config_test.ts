@@ -64,4 +64,35 @@ describe('loadConfig', () => {
   test('refuses an empty DATABASE_PATH', () => {
     expect(() => loadConfig({ DATABASE_PATH: ' ' })).toThrow(/^DATABASE_PATH: /)
   })
+
+  test('reads the scale-out settings: DATABASE_URL, REDIS_URL, REDIS_FAILURE_MODE, REDIS_KEY_PREFIX', () => {
+    const config = loadConfig({
+      DATABASE_URL: 'postgres://app:pw@db:5432/pets',
+      REDIS_URL: 'redis://cache:6379',
+      REDIS_FAILURE_MODE: 'Closed',
+      REDIS_KEY_PREFIX: 'staging:rl',
+    })
+    expect(config).toMatchObject({
+      databaseUrl: 'postgres://app:pw@db:5432/pets',
+      redisUrl: 'redis://cache:6379',
+      redisFailureMode: 'closed',
+      redisKeyPrefix: 'staging:rl',
+    })
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/pets', REDIS_URL: 'rediss://cache' }).databaseUrl).toBe('postgresql://db/pets')
+  })
+
+  test.each([
+    ['DATABASE_URL', 'mysql://db/pets'],
+    ['DATABASE_URL', 'not a url'],
+    ['REDIS_URL', 'http://cache'],
+    ['REDIS_URL', 'redis://'],
+    ['REDIS_FAILURE_MODE', 'sometimes'],
+    ['REDIS_KEY_PREFIX', ' '],
+  ])('refuses %s=%s naming the variable', (variable, value) => {
+    expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `))
+  })
+
+  test('refuses DATABASE_URL together with DATABASE_PATH: one store or the other', () => {
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/pets', DATABASE_PATH: 'x.sqlite' })).toThrow(/^DATABASE_URL: .*not both/)
+  })
 })

@@ -22,6 +22,9 @@ export async function openPostgres(url: string, { max = 10, schema }: PostgresOp
     const setup = new SQL(url, { max: 1 })
     try {
       await setup`CREATE SCHEMA IF NOT EXISTS ${setup(schema)}`
+    } catch (error) {
+      // Two pools creating the same schema at once: the loser's IF NOT EXISTS raced; the schema is there.
+      if ((error as { errno?: string }).errno !== '23505') throw error
     } finally {
       await setup.close()
     }

@@ -12,3 +12,10 @@ export async function issueKey(store: KeyStore, key: NewApiKey): Promise<IssuedK
   const secret = generateApiKey()
   return { key: await store.create(hashApiKey(secret), key), secret }
 }
+
+/** Like `issueKey`, but only on a store with no keys at all; undefined when there was one. */
+export async function issueFirstKey(store: KeyStore, key: NewApiKey): Promise<IssuedKey | undefined> {
+  const secret = generateApiKey()
+  const created = await store.createFirst(hashApiKey(secret), key)
+  return created && { key: created, secret }
+}

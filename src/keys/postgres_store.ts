@@ -86,6 +86,20 @@ export class PostgresKeyStore implements KeyStore {
     return toApiKey(row!)
   }
 
+  async createFirst(hash: string, key: NewApiKey): Promise<ApiKey | undefined> {
+    const row = await this.#sql.begin(async (tx) => {
+      // Instances starting together on an empty database queue here; only the first finds no key.
+      await tx`LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE`
+      const [inserted]: KeyRow[] = await tx`
+        INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at)
+        SELECT ${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, now()
+        WHERE NOT EXISTS (SELECT 1 FROM api_keys) RETURNING ${tx.unsafe(COLUMNS)}`
+      return inserted
+    })
+    await this.refresh()
+    return row && toApiKey(row)
+  }
+
   async list(): Promise<ApiKey[]> {
     const rows: KeyRow[] = await this.#sql.unsafe(`SELECT ${COLUMNS} FROM api_keys ORDER BY id`)
     return rows.map(toApiKey)
@@ -110,11 +124,6 @@ export class PostgresKeyStore implements KeyStore {
       WHERE id = ${id} AND revoked_at IS NULL RETURNING ${this.#sql.unsafe(COLUMNS)}`
     await this.refresh()
     return row && toApiKey(row)
-  }
-
-  async count(): Promise<number> {
-    const [{ n }]: [{ n: string }] = await this.#sql`SELECT count(*) AS n FROM api_keys`
-    return Number(n)
   }
 
   /** Stops polling; the pool is closed by its owner. */

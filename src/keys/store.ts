@@ -25,11 +25,12 @@ export interface KeyStore {
    */
   findActive(hash: string): ApiKey | undefined
   create(hash: string, key: NewApiKey): Awaitable<ApiKey>
+  /** Creates the key only if there is none at all, atomically (instances starting together make one first key). */
+  createFirst(hash: string, key: NewApiKey): Awaitable<ApiKey | undefined>
   get(id: number): Awaitable<ApiKey | undefined>
   list(): Awaitable<ApiKey[]>
   revoke(id: number): Awaitable<ApiKey | undefined>
   setPlan(id: number, plan: Plan, limits: Limits): Awaitable<ApiKey | undefined>
-  count(): Awaitable<number>
 }
 
 interface KeyRow extends ApiKey {
@@ -57,9 +58,9 @@ export class SqliteKeyStore implements KeyStore {
   #all: Statement<KeyRow, []>
   #byId: Statement<KeyRow, [number]>
   #insert: Statement<KeyRow, [string, string, string, number, number, string]>
+  #insertFirst: Statement<KeyRow, [string, string, string, number, number, string]>
   #revoke: Statement<KeyRow, [string, number]>
   #setPlan: Statement<KeyRow, [string, number, number, number]>
-  #count: Statement<{ n: number }, []>
   #byHash = new Map<string, ApiKey>()
   #seenVersion = -1
 
@@ -72,13 +73,16 @@ export class SqliteKeyStore implements KeyStore {
     this.#insert = db.prepare(
       `INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at) VALUES (?1, ?2, ?3, ?4, ?5, ?6) RETURNING ${COLUMNS}`,
     )
+    this.#insertFirst = db.prepare(
+      `INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at) SELECT ?1, ?2, ?3, ?4, ?5, ?6
+       WHERE NOT EXISTS (SELECT 1 FROM api_keys) RETURNING ${COLUMNS}`,
+    )
     this.#revoke = db.prepare(
       `UPDATE api_keys SET revoked_at = coalesce(revoked_at, ?1) WHERE id = ?2 RETURNING ${COLUMNS}`,
     )
     this.#setPlan = db.prepare(
       `UPDATE api_keys SET plan = ?1, rpm = ?2, rpd = ?3 WHERE id = ?4 AND revoked_at IS NULL RETURNING ${COLUMNS}`,
     )
-    this.#count = db.prepare('SELECT count(*) AS n FROM api_keys')
     this.#reload()
   }
 
@@ -96,6 +100,12 @@ export class SqliteKeyStore implements KeyStore {
     const row = this.#insert.get(hash, key.name, key.plan, key.rpm, key.rpd, new Date(this.#clock()).toISOString())!
     this.#reload()
     return withoutHash(row)
+  }
+
+  createFirst(hash: string, key: NewApiKey): ApiKey | undefined {
+    const row = this.#insertFirst.get(hash, key.name, key.plan, key.rpm, key.rpd, new Date(this.#clock()).toISOString())
+    this.#reload()
+    return row ? withoutHash(row) : undefined
   }
 
   list(): ApiKey[] {
@@ -117,10 +127,6 @@ export class SqliteKeyStore implements KeyStore {
   get(id: number): ApiKey | undefined {
     const row = this.#byId.get(id)
     return row ? withoutHash(row) : undefined
-  }
-
-  count(): number {
-    return this.#count.get()!.n
   }
 
   // Our own commits do not move data_version, so writes above reload explicitly.

@@ -109,3 +109,23 @@ describe('keys revoke and set-plan', () => {
     expect(result.stderr).toContain('Usage:')
   })
 })
+
+describe('with DATABASE_URL (PostgreSQL)', () => {
+  // Refused before any connection is tried, so no server is needed.
+  test('keys --db and backup are configuration errors (exit 2)', async () => {
+    const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }
+    const withDb = await runCli(['keys', 'list', '--db', 'x.sqlite'], env)
+    expect(withDb.code).toBe(2)
+    expect(withDb.stderr).toContain('DATABASE_URL: --db names a SQLite file')
+    const backup = await runCli(['backup', 'copy.sqlite'], env)
+    expect(backup.code).toBe(2)
+    expect(backup.stderr).toContain('for PostgreSQL use pg_dump')
+  })
+
+  test('an unreachable database is a configuration error naming DATABASE_URL, without its password', async () => {
+    const result = await runCli(['keys', 'list'], { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/none' })
+    expect(result.code).toBe(2)
+    expect(result.stderr).toContain('DATABASE_URL: cannot open the database')
+    expect(result.stderr).not.toContain('hunter2')
+  })
+})
