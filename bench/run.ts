@@ -12,7 +12,8 @@ import { recordAnswer, runLoad, type LoadResult } from './lib/load'
 import { canPin, pinSelf, rssOf, spawnPinned, type Started } from './lib/processes'
 import { svgChart, table, type BenchReport, type ScenarioResult } from './lib/report'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
-import { seedDatabase } from './lib/seed'
+import { seedDatabase, seedPostgres, type BenchKeys } from './lib/seed'
+import { startSharedServices, stopSharedServices } from './lib/shared_services'
 import { hasWrk, runWrk } from './lib/wrk'
 
 const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
@@ -24,13 +25,19 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
   --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
   --scale             also: the list scenarios at 1,000, 100,000 and 1,000,000 pets,
                       and the service's RSS after 1,000,000 distinct client addresses
+  --store S           sqlite (default) or postgres: the service's DATABASE_URL
+  --limiter L         memory (default) or redis: the service's REDIS_URL
+  --instances N       service processes sharing the load (default 1; more need
+                      --store postgres --limiter redis); connections are split evenly
   --skip-wrk          do not also measure with wrk (it is used when installed)
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text
 
 Scenarios: ${SCENARIOS.map((s) => s.name).join(', ')}.
-The service runs with LOG_LEVEL=warn (no request lines) and TRUST_PROXY=on.`
+The service runs with LOG_LEVEL=warn (no request lines) and TRUST_PROXY=on.
+With postgres or redis, throwaway servers are started (.ci/services) on CPU 0 with the
+service, so every server-side process shares the one CPU the baseline gets.`
 
 const { values } = parseArgs({
   options: {
@@ -40,6 +47,9 @@ const { values } = parseArgs({
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     scale: { type: 'boolean', default: false },
+    store: { type: 'string', default: 'sqlite' },
+    limiter: { type: 'string', default: 'memory' },
+    instances: { type: 'string', default: '1' },
     'skip-wrk': { type: 'boolean', default: false },
     json: { type: 'string' },
     svg: { type: 'string' },
@@ -49,6 +59,21 @@ const { values } = parseArgs({
 if (values.help) {
   console.log(HELP)
   process.exit(0)
+}
+
+const store = values.store
+const limiterKind = values.limiter
+const instances = Number(values.instances)
+if (store !== 'sqlite' && store !== 'postgres') usage(`--store must be sqlite or postgres, got "${store}"`)
+if (limiterKind !== 'memory' && limiterKind !== 'redis') usage(`--limiter must be memory or redis, got "${limiterKind}"`)
+if (!(Number.isInteger(instances) && instances >= 1)) usage('--instances must be a positive integer')
+if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis')) usage('--instances above 1 needs --store postgres --limiter redis')
+if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory')) usage('--scale measures the default SQLite + memory service only')
+const mode = `${store} + ${limiterKind}, ${instances} instance${instances === 1 ? '' : 's'}`
+
+function usage(message: string): never {
+  console.error(`${message}\n\n${HELP}`)
+  process.exit(2)
 }
 
 const pets = Number(values.pets)
@@ -65,10 +90,13 @@ pinSelf()
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${Bun.version}`
 console.error(`bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`)
 
-async function startService(databasePath: string): Promise<Started & { url: string }> {
+/** Where the services keep pets and count requests: their environment beyond the defaults. */
+type ServiceEnv = Record<string, string>
+
+async function startService(storeEnv: ServiceEnv): Promise<Started & { url: string }> {
   const started = await spawnPinned(
     [process.execPath, '--max-http-header-size=65536', join(ROOT, 'src/main.ts'), 'serve'],
-    { PORT: '0', HOST: '127.0.0.1', DATABASE_PATH: databasePath, LOG_LEVEL: 'warn', TRUST_PROXY: 'on' },
+    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'on', ...storeEnv },
     /listening on (http:\/\/\S+)/,
   )
   running.add(started)
@@ -90,8 +118,26 @@ async function stop(started: Started): Promise<void> {
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
+/** Several instances driven at once, connections split evenly: req/s add up, the slowest latencies count. */
+async function runOnAll(scenario: Scenario, context: ScenarioContext, urls: string[], judge: boolean): Promise<LoadResult> {
+  const share = Math.max(1, Math.round(connections / urls.length))
+  const runs = await Promise.all(urls.map((url) => runLoad(scenario, context, { url, connections: share, duration, judge })))
+  const sum = (pick: (r: LoadResult) => number) => runs.reduce((total, r) => total + pick(r), 0)
+  return {
+    rps: sum((r) => r.rps),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    errors: sum((r) => r.errors),
+    non2xx: sum((r) => r.non2xx),
+    requests: sum((r) => r.requests),
+    wrong: sum((r) => r.wrong),
+    firstWrong: runs.find((r) => r.firstWrong)?.firstWrong,
+  }
+}
+
 /** Rounds of baseline then service, back to back; medians of each and of the per-round ratios. */
-async function measure(scenario: Scenario, service: { url: string; pid: number }, context: ScenarioContext, withBaseline: boolean): Promise<ScenarioResult> {
+async function measure(scenario: Scenario, services: { url: string; pid: number }[], context: ScenarioContext, withBaseline: boolean): Promise<ScenarioResult> {
+  const [service] = services as [{ url: string; pid: number }]
   const baseline = withBaseline ? await startBaseline(await recordAnswer(service.url, scenario, context)) : undefined
   const serviceRuns: LoadResult[] = []
   const baselineRuns: LoadResult[] = []
@@ -100,9 +146,9 @@ async function measure(scenario: Scenario, service: { url: string; pid: number }
   try {
     for (let round = 0; round < (withBaseline ? rounds : 1); round++) {
       if (baseline) baselineRuns.push(await runLoad(scenario, context, { url: baseline.url, connections, duration, judge: false }))
-      serviceRuns.push(await runLoad(scenario, context, { url: service.url, connections, duration, judge: true }))
+      serviceRuns.push(await runOnAll(scenario, context, services.map((s) => s.url), true))
     }
-    for (let round = 0; baseline && useWrk && round < rounds; round++) {
+    for (let round = 0; baseline && useWrk && services.length === 1 && round < rounds; round++) {
       const raw = await runWrk(scenario, context, baseline.url, { connections, duration, work })
       const ours = await runWrk(scenario, context, service.url, { connections, duration, work })
       if (raw === undefined || ours === undefined) break
@@ -136,23 +182,44 @@ async function exhaustFreeKey(url: string, key: string): Promise<void> {
   for (let i = 0; i < 130; i++) await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
 }
 
+let sharedServices: string | undefined
+
+/** Seeds the store the mode names and returns the keys and the services' environment. */
+async function prepareStores(): Promise<{ keys: BenchKeys; env: ServiceEnv }> {
+  const env: ServiceEnv = {}
+  let keys: BenchKeys
+  // Its own folder under the temporary directory: PostgreSQL runs as another user, who cannot enter `work`.
+  if (store === 'postgres' || limiterKind === 'redis') sharedServices = mkdtempSync(join(tmpdir(), 'animal-store-services-'))
+  const urls = sharedServices ? startSharedServices(sharedServices) : {}
+  if (store === 'postgres') {
+    const seeded = await seedPostgres(urls.DATABASE_URL!, 'bench', pets)
+    keys = seeded.keys
+    env.DATABASE_URL = seeded.url
+  } else {
+    env.DATABASE_PATH = join(work, `pets-${pets}.sqlite`)
+    keys = await seedDatabase(env.DATABASE_PATH, pets)
+  }
+  if (limiterKind === 'redis') env.REDIS_URL = urls.REDIS_URL!
+  return { keys, env }
+}
+
 const results: ScenarioResult[] = []
-const notes: string[] = []
+const notes: string[] = [`mode: ${mode}`]
 try {
-  const databasePath = join(work, `pets-${pets}.sqlite`)
-  console.error(`bench: seeding ${pets.toLocaleString('en')} pets`)
-  const keys = await seedDatabase(databasePath, pets)
-  const service = await startService(databasePath)
+  console.error(`bench: ${mode}; seeding ${pets.toLocaleString('en')} pets`)
+  const { keys, env } = await prepareStores()
+  const services: (Started & { url: string })[] = []
+  for (let i = 0; i < instances; i++) services.push(await startService(env))
   const context: ScenarioContext = { keys, pets }
   for (const scenario of SCENARIOS) {
     if (only && !only.includes(scenario.name)) continue
-    if (scenario.name === '429 path') await exhaustFreeKey(service.url, keys.free)
+    if (scenario.name === '429 path') await exhaustFreeKey(services[0]!.url, keys.free)
     console.error(`bench: ${scenario.name} (${scenario.what})`)
-    const result = await measure(scenario, service, context, true)
+    const result = await measure(scenario, services, context, true)
     results.push(result)
     console.error(table([result]).split('\n').at(-1))
   }
-  await stop(service)
+  for (const service of services) await stop(service)
 
   if (values.scale) {
     const listScenarios = SCENARIOS.filter((s) => ['hot list', 'cold list', 'filtered list', 'first page', 'deep page'].includes(s.name))
@@ -160,9 +227,9 @@ try {
       const path = join(work, `scale-${size}.sqlite`)
       console.error(`bench: scale, seeding ${size.toLocaleString('en')} pets`)
       const scaleKeys = await seedDatabase(path, size)
-      const scaled = await startService(path)
+      const scaled = await startService({ DATABASE_PATH: path })
       for (const scenario of listScenarios) {
-        const result = await measure(scenario, scaled, { keys: scaleKeys, pets: size }, false)
+        const result = await measure(scenario, [scaled], { keys: scaleKeys, pets: size }, false)
         results.push({ ...result, scenario: `${scenario.name} @ ${size.toLocaleString('en')}` })
         console.error(table([results.at(-1)!]).split('\n').at(-1))
       }
@@ -173,7 +240,7 @@ try {
     console.error(`bench: RSS after ${addresses.toLocaleString('en')} distinct client addresses`)
     const path = join(work, 'addresses.sqlite')
     const addressKeys = await seedDatabase(path, 1_000)
-    const fresh = await startService(path)
+    const fresh = await startService({ DATABASE_PATH: path })
     const rssBefore = await rssOf(fresh.pid)
     let next = 0
     const distinct: Scenario = {
@@ -211,6 +278,10 @@ try {
   }
 } finally {
   for (const started of running) await started.stop()
+  if (sharedServices) {
+    stopSharedServices(sharedServices)
+    rmSync(sharedServices, { recursive: true, force: true })
+  }
   rmSync(work, { recursive: true, force: true })
 }
 
@@ -225,7 +296,7 @@ const report: BenchReport = {
   results,
   notes,
 }
-console.log(`\n${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`)
+console.log(`\n${mode}: ${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`)
 console.log(table(results))
 for (const result of results) if (result.firstWrong) console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)
 if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n')

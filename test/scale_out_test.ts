@@ -67,9 +67,7 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
     }
     for (const { sent, answered } of byWindow.values()) expect(answered).toBe(Math.min(60, sent))
     if (byWindow.size === 1) expect(responses.filter((r) => r.status === 200).length).toBe(60)
-    // Each instance answered some of the 60: the count is shared, not per instance.
-    const answeredBy = [0, 1, 2].map((s) => responses.filter((r, i) => i % 3 === s && r.status === 200).length)
-    for (const count of answeredBy) expect(count).toBeGreaterThan(0)
+    // Each instance got 40 requests, fewer than 60: counted per instance, all 120 would have been answered.
   })
 
   test('a pet created on one instance is listed and found by the others', async () => {

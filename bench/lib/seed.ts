@@ -1,6 +1,9 @@
+import { SQL } from 'bun'
 import { openDatabase } from '../../src/db/open'
+import { openPostgres } from '../../src/db/postgres'
 import { issueKey } from '../../src/keys/issue'
 import { PLAN_LIMITS } from '../../src/keys/plans'
+import { PostgresKeyStore } from '../../src/keys/postgres_store'
 import { SqliteKeyStore } from '../../src/keys/store'
 
 /** The keys a bench run uses. */
@@ -25,4 +28,28 @@ export async function seedDatabase(path: string, pets: number): Promise<BenchKey
   const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
   db.close()
   return { unlimited: unlimited.secret, free: free.secret }
+}
+
+/**
+ * Creates the database `database` on the PostgreSQL server at `serverUrl` with
+ * `pets` pets (statuses in turn, as in SQLite) and the bench's keys. Returns
+ * the keys and the new database's URL.
+ */
+export async function seedPostgres(serverUrl: string, database: string, pets: number): Promise<{ keys: BenchKeys; url: string }> {
+  const admin = new SQL(serverUrl, { max: 1 })
+  await admin`CREATE DATABASE ${admin(database)}`
+  await admin.close()
+  const url = new URL(serverUrl)
+  url.pathname = `/${database}`
+  const sql = await openPostgres(url.toString(), { max: 1 })
+  await sql`
+    INSERT INTO pets (name, category_id, status)
+    SELECT 'pet ' || i, 1 + i % 97, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
+    FROM generate_series(1, ${pets}::bigint) AS i`
+  await sql`ANALYZE pets`
+  const keys = await PostgresKeyStore.open(sql)
+  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1_000_000_000, rpd: 1_000_000_000_000 })
+  const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
+  await sql.close()
+  return { keys: { unlimited: unlimited.secret, free: free.secret }, url: url.toString() }
 }
