@@ -204,7 +204,7 @@ async function prepareStores(): Promise<{ keys: BenchKeys; env: ServiceEnv }> {
 }
 
 const results: ScenarioResult[] = []
-const notes: string[] = [`mode: ${mode}`]
+const notes: string[] = []
 try {
   console.error(`bench: ${mode}; seeding ${pets.toLocaleString('en')} pets`)
   const { keys, env } = await prepareStores()
@@ -287,6 +287,7 @@ try {
 
 const report: BenchReport = {
   date: new Date().toISOString(),
+  mode,
   machine,
   pinned: canPin,
   generator: `autocannon ${(await import('autocannon/package.json')).version}${useWrk ? ' (and wrk, same scenarios with a fixed request)' : ''}`,

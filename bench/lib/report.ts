@@ -24,6 +24,8 @@ export interface ScenarioResult {
 /** A whole run, with what it ran on. */
 export interface BenchReport {
   date: string
+  /** Store, limiter and instances, e.g. "postgres + redis, 3 instances" (absent in older runs: SQLite + memory, 1). */
+  mode?: string
   machine: string
   pinned: boolean
   generator: string

@@ -1,4 +1,5 @@
 import { SQL } from 'bun'
+import { HttpError } from '../errors'
 import type { Migration } from './migrations'
 import { postgresMigrations } from './postgres_migrations'
 
@@ -79,5 +80,26 @@ export function redactedUrl(url: string): string {
     return parsed.toString()
   } catch {
     return 'postgres://(unparsable URL)'
+  }
+}
+
+// Connection failures and timeouts, as Bun reports them, and PostgreSQL's "query canceled"
+// (statement_timeout), "shutting down" and "too many connections".
+const UNAVAILABLE_ERRNOS = new Set(['57014', '57P01', '57P02', '57P03', '53300'])
+
+/** Whether an error means the database is out of reach for now, not that the statement was wrong. */
+export function databaseUnavailable(error: unknown): boolean {
+  const { code, errno } = (error ?? {}) as { code?: unknown; errno?: unknown }
+  if (typeof code === 'string' && (code.startsWith('ERR_POSTGRES_CONNECTION') || code.includes('TIMEOUT'))) return true
+  return typeof errno === 'string' && UNAVAILABLE_ERRNOS.has(errno)
+}
+
+/** Runs a request's database work; when the database is out of reach, the client gets a 503 to retry, not a 500. */
+export async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+  try {
+    return await work()
+  } catch (error) {
+    if (databaseUnavailable(error)) throw new HttpError(503, 'unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
+    throw error
   }
 }

@@ -40,6 +40,7 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
     '401': ref('responses', 'Unauthorized'),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
+    '503': ref('responses', 'RateLimiterUnavailable'),
   },
   createPet: {
     '201': {
@@ -59,6 +60,7 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
     ),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
+    '503': ref('responses', 'RateLimiterUnavailable'),
   },
   getPet: {
     '200': {
@@ -71,6 +73,7 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
     '404': errorResponse('not_found: no animal has this id', 'not_found', 404, 'Pet 42 does not exist', GET_PET_HEADERS),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
+    '503': ref('responses', 'RateLimiterUnavailable'),
   },
 }
 
@@ -212,6 +215,13 @@ const RESPONSES = {
     { 'Retry-After': ref('headers', 'RetryAfter') },
   ),
   InternalError: errorResponse('internal_error: something unexpected; details are logged, never sent', 'internal_error', 500, 'Internal server error'),
+  RateLimiterUnavailable: errorResponse(
+    'rate_limiter_unavailable: only with REDIS_URL and REDIS_FAILURE_MODE=closed, while Redis does not answer',
+    'rate_limiter_unavailable',
+    503,
+    'The rate limiter cannot be reached; retry shortly',
+    { 'Retry-After': ref('headers', 'RetryAfter') },
+  ),
 }
 
 const DESCRIPTION = `Manages the animals held in a store.

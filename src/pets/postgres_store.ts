@@ -1,4 +1,5 @@
 import type { SQL } from 'bun'
+import { orUnavailable } from '../db/postgres'
 import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from './idempotency'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
@@ -26,7 +27,19 @@ export class PostgresPetStore implements PetStore {
     this.#sql = sql
   }
 
-  async list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
+  list(query: PetListQuery): Promise<PetPage> {
+    return orUnavailable(() => this.#list(query))
+  }
+
+  create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    return orUnavailable(() => this.#create(pet, claim))
+  }
+
+  get(id: number): Promise<Pet | undefined> {
+    return orUnavailable(() => this.#get(id))
+  }
+
+  async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
     const sql = this.#sql
     // One row beyond the page tells whether a next page exists; the (status, id) index serves the filtered walk.
     const rows: PetRow[] =
@@ -38,7 +51,7 @@ export class PostgresPetStore implements PetStore {
     return { pets, more }
   }
 
-  async create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+  async #create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     if (claim === undefined) return { kind: 'created', pet: await this.#insert(this.#sql, pet) }
     const cutoff = claim.now - IDEMPOTENCY_TTL_MS
     try {
@@ -67,7 +80,7 @@ export class PostgresPetStore implements PetStore {
     return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
   }
 
-  async get(id: number): Promise<Pet | undefined> {
+  async #get(id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await this.#sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`
     return row && toPet(row)
   }

@@ -65,6 +65,8 @@ export interface RedisRateLimiterOptions {
 export const REDIS_TIMEOUT_MS = 1000
 /** How often a client that has given up is asked to connect again. */
 const RECONNECT_EVERY_MS = 1000
+/** While Redis is down, how often a request tries it again. */
+const RETRY_EVERY_MS = 1000
 
 /**
  * Fixed-window counters shared by every instance through Redis (Bun's
@@ -75,10 +77,11 @@ export class RedisRateLimiter implements RateLimiter {
   #client: RedisClient
   #options: Required<RedisRateLimiterOptions>
   #failing = false
+  #retryAt = 0
   #lastConnectAttempt = 0
 
   constructor(options: RedisRateLimiterOptions) {
-    this.#options = { prefix: 'animal-store:rl', timeoutMs: REDIS_TIMEOUT_MS, ...options }
+    this.#options = { ...options, prefix: options.prefix ?? 'animal-store:rl', timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
     // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
     this.#client = new RedisClient(options.url, { enableOfflineQueue: false, connectionTimeout: 2000, autoReconnect: true })
   }
@@ -105,11 +108,19 @@ export class RedisRateLimiter implements RateLimiter {
     const args = [String(limits.rpm), String(limits.rpd), String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
     let reply: number[]
     try {
+      // While Redis is down, one request a second tries it; the others are decided at once, not after a timeout each.
+      if (this.#failing && performance.now() < this.#retryAt) throw new Error('Redis is down; not asked again yet')
       reply = (await this.#withTimeout(this.#evaluate(keys, args))) as number[]
     } catch (error) {
       this.#noteFailure(error)
       if (this.#options.failureMode === 'closed') {
-        throw new HttpError(503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly', { 'retry-after': '1' })
+        // Headers as on every /v1 answer: nothing may be spent until the limiter answers, tried again in a second.
+        throw new HttpError(503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly', {
+          'x-ratelimit-limit': String(limits.rpm),
+          'x-ratelimit-remaining': '0',
+          'x-ratelimit-reset': String(Math.ceil(now / 1000) + 1),
+          'retry-after': '1',
+        })
       }
       return this.#options.fallback.consume(subject, limits, now)
     }
@@ -153,6 +164,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   #noteFailure(error: unknown): void {
+    if (performance.now() >= this.#retryAt) this.#retryAt = performance.now() + RETRY_EVERY_MS
     if (!this.#failing) {
       this.#failing = true
       const outcome = this.#options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503'

@@ -1,10 +1,12 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { SQL } from 'bun'
 import { migratePostgres, openPostgres, redactedUrl } from '../../src/db/postgres'
 import { postgresMigrations } from '../../src/db/postgres_migrations'
 import { hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
 import { KEY_POLL_MS, PostgresKeyStore } from '../../src/keys/postgres_store'
 import { PostgresPetStore } from '../../src/pets/postgres_store'
+import { expectError, makeTestApp } from '../helpers'
 import { eventually } from '../process_helpers'
 import { dropSchema, SHARED_STORES, TEST_DATABASE_URL, uniqueName } from '../shared_services'
 
@@ -107,6 +109,21 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     expect(key.createdAt).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/)
     expect(await keys.createFirst('another-hash', free)).toBeUndefined()
     expect((await keys.list()).map((k) => k.id)).toEqual([key.id])
+  })
+})
+
+describe('PostgreSQL out of reach', () => {
+  test('a request that needs it gets 503 unavailable with Retry-After, not a 500', async () => {
+    const sql = new SQL('postgres://nobody@127.0.0.1:1/none', { max: 1, connectionTimeout: 2 })
+    cleanups.push(() => sql.close())
+    const pets = new PostgresPetStore(sql)
+    const { call } = await makeTestApp({ pets })
+    const response = await call('GET', '/v1/pets')
+    expect(response.status).toBe(503)
+    expect(response.headers.get('retry-after')).toBe('1')
+    expect(await response.json()).toEqual({ code: 'unavailable', message: 'The database does not answer; retry shortly', status: 503 })
+    await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } }), 503, 'unavailable')
+    expect(await pets.answers()).toBe(false)
   })
 })
 

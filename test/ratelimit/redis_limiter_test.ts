@@ -125,6 +125,8 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
     const refused = await call('GET', '/v1/pets')
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('1')
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['60', '0'])
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000)
     expect(await refused.json()).toEqual({ code: 'rate_limiter_unavailable', message: 'The rate limiter cannot be reached; retry shortly', status: 503 })
     expect((await call('GET', '/health', { key: null })).status).toBe(503)
 
