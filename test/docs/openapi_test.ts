@@ -1,7 +1,7 @@
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { json, makeTestApp } from '../helpers'
+import { describeEachStore, json, makeTestApp } from '../helpers'
 import { tempDir } from '../process_helpers'
 
 async function servedDocument(publicUrl?: string) {
@@ -18,7 +18,7 @@ const OPERATIONS = [
   ['/pets/{petId}', 'get', 'getPet', ['200', '400', '401', '404', '429', '500', '503']],
 ] as const
 
-describe('GET /openapi.json', () => {
+describeEachStore('GET /openapi.json', () => {
   test('passes @apidevtools/swagger-parser validation', async () => {
     const document = await servedDocument()
     await SwaggerParser.validate(structuredClone(document))

@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from '../../src/http/request_bounds'
-import { expectError, makeTestApp } from '../helpers'
+import { describeEachStore, expectError, makeTestApp } from '../helpers'
 import { startFreshServer, type FreshServer, type ServerProcess } from '../process_helpers'
 
-describe('request bounds in the app', () => {
+describeEachStore('request bounds in the app', () => {
   test('a request target over 8 KiB is 414, counted and with the rate-limit headers', async () => {
     const { call } = await makeTestApp()
     const path = `/v1/pets?status=${'x'.repeat(MAX_TARGET_BYTES)}`

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { hashApiKey } from '../../src/keys/api_key'
 import { createLogger } from '../../src/log'
-import { FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, makeTestApp } from '../helpers'
 
 // A new id: the process's random prefix, then a counter in base 36.
 const NEW_ID = /^[0-9a-f]{8}-[0-9a-z]+$/
 
-describe('X-Request-Id', () => {
+describeEachStore('X-Request-Id', () => {
   test('is on every response, early refusals and paths outside /v1 included', async () => {
     const { call } = await makeTestApp({}, FREE)
     const responses = [
@@ -37,7 +37,7 @@ describe('X-Request-Id', () => {
   })
 })
 
-describe('the request log', () => {
+describeEachStore('the request log', () => {
   test('writes one JSON line per request with method, path, status, duration, request id and key id', async () => {
     const { call, logs, key } = await makeTestApp()
     const response = await call('GET', '/v1/pets?limit=5')
