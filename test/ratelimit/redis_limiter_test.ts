@@ -4,7 +4,7 @@ import { HttpError } from '../../src/errors'
 import type { Limits } from '../../src/keys/plans'
 import { BAN_MS, DAY_MS, MemoryRateLimiter, MINUTE_MS, type RateDecision, type Subject } from '../../src/ratelimit/limiter'
 import { describeEachStore, FREE, makeTestApp } from '../helpers'
-import { eventually } from '../process_helpers'
+import { eventually, startFreshServer } from '../process_helpers'
 import { redisTestLimiter, SHARED_STORES, startPrivateRedis, TEST_REDIS_URL } from '../shared_services'
 
 const free: Limits = { rpm: 60, rpd: 1000 }
@@ -150,6 +150,30 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
       redis.resume()
     }
   }, 20_000)
+})
+
+describe.skipIf(!SHARED_STORES)('a serve process whose Redis goes away', () => {
+  test('keeps answering with rate-limit headers, says degraded, and shares limits again once Redis is back', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const fresh = await startFreshServer({ REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
+    cleanups.push(fresh.cleanup)
+    const get = (path: string) => fetch(`${fresh.server.url}${path}`, { headers: { authorization: `Bearer ${fresh.key}` } })
+    expect((await get('/v1/pets')).headers.get('x-ratelimit-remaining')).toBe('59')
+
+    await redis.stop()
+    const during = await get('/v1/pets')
+    expect(during.status).toBe(200)
+    expect(during.headers.get('x-ratelimit-limit')).toBe('60')
+    expect(await (await fetch(`${fresh.server.url}/health`)).json()).toEqual({ status: 'degraded', rateLimiter: 'unreachable' })
+
+    await redis.start()
+    const healthy = async () => ((await (await fetch(`${fresh.server.url}/health`)).json()) as { status: string }).status
+    // Health reports the last call's outcome: requests probe Redis again, at most once a second.
+    expect(await eventually(async () => ((await get('/v1/pets')).ok ? healthy() : 'refused'), 'ok', 5000)).toBe('ok')
+    // The fresh Redis counts this minute from zero again: shared counting is back.
+    expect(Number((await get('/v1/pets')).headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(55)
+  }, 30_000)
 })
 
 describeEachStore('a request under /v1 (rate limits through the app)', () => {
