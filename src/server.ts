@@ -77,7 +77,7 @@ export async function startService(config: Config, io: Io): Promise<RunningServi
       await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
       const finished = await Promise.race([server.stop().then(() => true), Bun.sleep(timeoutMs).then(() => false)])
       if (!finished) await server.stop(true)
-      if (limiter instanceof RedisRateLimiter) limiter.close()
+      limiter.close?.()
       await stores.close()
     },
   }

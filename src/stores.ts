@@ -33,12 +33,13 @@ export interface StoreChoice {
 export async function openStores({ config, sqlitePath, serving }: StoreChoice): Promise<Stores> {
   if (config.databaseUrl !== undefined) {
     if (sqlitePath !== undefined) throw new ConfigError('DATABASE_URL', '--db names a SQLite file; unset DATABASE_URL to use one')
-    const sql = await openOrExplain('DATABASE_URL', () => openPostgres(config.databaseUrl!))
+    const description = redactedUrl(config.databaseUrl)
+    const sql = await openOrExplain('DATABASE_URL', description, () => openPostgres(config.databaseUrl!))
     const keys = await PostgresKeyStore.open(sql, { pollMs: serving ? KEY_POLL_MS : undefined })
     return {
       pets: new PostgresPetStore(sql),
       keys,
-      description: redactedUrl(config.databaseUrl),
+      description,
       async close() {
         keys.close()
         await sql.close()
@@ -46,7 +47,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     }
   }
   const path = sqlitePath ?? config.databasePath
-  const db: Database = await openOrExplain('DATABASE_PATH', () => openDatabase(path, config.synchronous))
+  const db: Database = await openOrExplain('DATABASE_PATH', path, () => openDatabase(path, config.synchronous))
   return {
     pets: new CachedPetStore(new SqlitePetStore(db), db),
     keys: new SqliteKeyStore(db),
@@ -57,10 +58,10 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
   }
 }
 
-async function openOrExplain<T>(variable: string, open: () => T | Promise<T>): Promise<T> {
+async function openOrExplain<T>(variable: string, where: string, open: () => T | Promise<T>): Promise<T> {
   try {
     return await open()
   } catch (error) {
-    throw new ConfigError(variable, `cannot open the database: ${(error as Error).message}`)
+    throw new ConfigError(variable, `cannot open "${where}": ${(error as Error).message}`)
   }
 }

@@ -28,8 +28,9 @@ const OPTIONS = {
 } as const
 
 /**
- * `keys create|list|revoke|set-plan`. `openStore` is called only once the
- * arguments are known to be good, with the `--db` path when one was given.
+ * `keys create|list|revoke|set-plan`. `openStores` is called only once the
+ * arguments are known to be good, with the `--db` path when one was given,
+ * and what it opened is closed before the command returns.
  */
 export async function runKeysCommand(args: string[], openStores: (dbPath: string | undefined) => Promise<Stores>, io: Io): Promise<number> {
   const [command, ...rest] = args

@@ -41,6 +41,8 @@ export interface RateLimiter {
   consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
   /** For `/health`; a limiter without it is always `ok`. */
   health?(): LimiterHealth
+  /** Releases a connection, if the limiter holds one. */
+  close?(): void
 }
 
 /**

@@ -125,7 +125,7 @@ describe('with DATABASE_URL (PostgreSQL)', () => {
   test('an unreachable database is a configuration error naming DATABASE_URL, without its password', async () => {
     const result = await runCli(['keys', 'list'], { DATABASE_URL: 'postgres://app:hunter2@127.0.0.1:1/none' })
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('DATABASE_URL: cannot open the database')
+    expect(result.stderr).toContain('DATABASE_URL: cannot open "postgres://app:***@127.0.0.1:1/none"')
     expect(result.stderr).not.toContain('hunter2')
   })
 })
