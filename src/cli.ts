@@ -21,7 +21,7 @@ export const USAGE = `Usage:
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
 Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sqlite), PUBLIC_URL,
 TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full), HTTP_IDLE_TIMEOUT (10).
-Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), REDIS_URL (redis://…),
+Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (10), REDIS_URL (redis://…),
 REDIS_FAILURE_MODE (open|closed: while Redis is unreachable, limit per instance or answer 503),
 REDIS_KEY_PREFIX (animal-store:rl).`
 

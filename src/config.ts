@@ -20,6 +20,8 @@ export interface Config {
   idleTimeoutSeconds: number
   /** A PostgreSQL URL: pets and keys live there instead of the SQLite file. */
   databaseUrl: string | undefined
+  /** Connections each instance keeps to PostgreSQL. */
+  databasePoolSize: number
   /** A Redis URL: rate limits are counted there, shared by every instance. */
   redisUrl: string | undefined
   /** What the limiter does while Redis is unreachable. */
@@ -52,6 +54,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     synchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toLowerCase(), ['normal', 'full'] as const, 'normal'),
     idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, 10),
     databaseUrl: serverUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 1, 100, 10),
     redisUrl: serverUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
     redisFailureMode: oneOf('REDIS_FAILURE_MODE', env.REDIS_FAILURE_MODE?.toLowerCase(), ['open', 'closed'] as const, 'open'),
     redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, 'animal-store:rl'),

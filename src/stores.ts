@@ -19,7 +19,7 @@ export interface Stores {
 
 /** What to open: the configuration, and for the CLI a `--db` file that overrides it. */
 export interface StoreChoice {
-  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'synchronous'>
+  config: Pick<Config, 'databasePath' | 'databaseUrl' | 'databasePoolSize' | 'synchronous'>
   /** The `--db` option, for SQLite only. */
   sqlitePath?: string
   /** Whether to keep keys fresh (a server) or read them once (a CLI command). */
@@ -34,7 +34,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
   if (config.databaseUrl !== undefined) {
     if (sqlitePath !== undefined) throw new ConfigError('DATABASE_URL', '--db names a SQLite file; unset DATABASE_URL to use one')
     const description = redactedUrl(config.databaseUrl)
-    const sql = await openOrExplain('DATABASE_URL', description, () => openPostgres(config.databaseUrl!))
+    const sql = await openOrExplain('DATABASE_URL', description, () => openPostgres(config.databaseUrl!, { max: serving ? config.databasePoolSize : 1 }))
     const keys = await PostgresKeyStore.open(sql, { pollMs: serving ? KEY_POLL_MS : undefined })
     return {
       pets: new PostgresPetStore(sql),

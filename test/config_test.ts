@@ -13,6 +13,7 @@ describe('loadConfig', () => {
       synchronous: 'normal',
       idleTimeoutSeconds: 10,
       databaseUrl: undefined,
+      databasePoolSize: 10,
       redisUrl: undefined,
       redisFailureMode: 'open',
       redisKeyPrefix: 'animal-store:rl',
@@ -71,9 +72,11 @@ describe('loadConfig', () => {
       REDIS_URL: 'redis://cache:6379',
       REDIS_FAILURE_MODE: 'Closed',
       REDIS_KEY_PREFIX: 'staging:rl',
+      DATABASE_POOL_SIZE: '4',
     })
     expect(config).toMatchObject({
       databaseUrl: 'postgres://app:pw@db:5432/pets',
+      databasePoolSize: 4,
       redisUrl: 'redis://cache:6379',
       redisFailureMode: 'closed',
       redisKeyPrefix: 'staging:rl',
@@ -88,6 +91,8 @@ describe('loadConfig', () => {
     ['REDIS_URL', 'redis://'],
     ['REDIS_FAILURE_MODE', 'sometimes'],
     ['REDIS_KEY_PREFIX', ' '],
+    ['DATABASE_POOL_SIZE', '0'],
+    ['DATABASE_POOL_SIZE', '101'],
   ])('refuses %s=%s naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `))
   })
