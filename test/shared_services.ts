@@ -1,4 +1,7 @@
 import { RedisClient, SQL } from 'bun'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { openPostgres } from '../src/db/postgres'
 import { PostgresKeyStore } from '../src/keys/postgres_store'
 import { createLogger } from '../src/log'
@@ -130,4 +133,34 @@ function freePort(): number {
   const port = probe.port
   probe.stop(true)
   return port
+}
+
+const SERVICES_SCRIPT = join(import.meta.dir, '..', '.ci', 'services')
+
+/**
+ * A PostgreSQL cluster of a test's own (started by `.ci/services` with a Redis
+ * beside it, in a fresh folder), whose server the test can stop and start again.
+ */
+export async function startPrivatePostgres() {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-pg-'))
+  const started = Bun.spawnSync(['bash', SERVICES_SCRIPT, 'start', dir], { env: { ...process.env, PG_PORT: '47432', REDIS_PORT: '47379' } })
+  if (started.exitCode !== 0) throw new Error(`.ci/services start failed:\n${started.stderr.toString()}`)
+  const url = /^export DATABASE_URL=(\S+)$/m.exec(started.stdout.toString())![1]!
+  const port = new URL(url).port
+  const bin = Bun.spawnSync(['bash', '-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1']).stdout.toString().trim()
+  // As .ci/services runs it: PostgreSQL refuses to run as root.
+  const asPostgres = (command: string[]) => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command)
+  const pgCtl = (...args: string[]) => {
+    const result = Bun.spawnSync(asPostgres([`${bin}/pg_ctl`, '-D', join(dir, 'pg'), '-w', ...args]))
+    if (result.exitCode !== 0) throw new Error(`pg_ctl ${args[0]} failed:\n${result.stderr.toString()}`)
+  }
+  return {
+    url,
+    stop: () => pgCtl('stop', '-m', 'fast'),
+    start: () => pgCtl('start', '-l', join(dir, 'pg', 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`),
+    async cleanup() {
+      Bun.spawnSync(['bash', SERVICES_SCRIPT, 'stop', dir])
+      rmSync(dir, { recursive: true, force: true })
+    },
+  }
 }

@@ -1,0 +1,38 @@
+import { afterAll, describe, expect, test } from 'bun:test'
+import { eventually, startServer, printedKey, type ServerProcess } from '../process_helpers'
+import { SHARED_STORES, startPrivatePostgres } from '../shared_services'
+
+describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', () => {
+  const cleanups: (() => Promise<unknown>)[] = []
+  afterAll(async () => {
+    for (const cleanup of cleanups.reverse()) await cleanup()
+  })
+
+  test('answers 503 unavailable while it is down, and serves again once it is back, without a restart', async () => {
+    const postgres = await startPrivatePostgres()
+    cleanups.push(postgres.cleanup)
+    const server: ServerProcess = await startServer({ DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' })
+    cleanups.push(() => server.stop())
+    const key = printedKey(server.stderr())
+    const get = (path: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+    expect((await get('/v1/pets')).status).toBe(200)
+
+    postgres.stop()
+    const during = await get('/v1/pets')
+    expect(during.status).toBe(503)
+    expect(during.headers.get('retry-after')).toBe('1')
+    expect(during.headers.get('x-ratelimit-remaining')).toBe('58')
+    expect(await during.json()).toEqual({ code: 'unavailable', message: 'The database does not answer; retry shortly', status: 503 })
+    expect((await get('/health')).status).toBe(503)
+
+    postgres.start()
+    expect(await eventually(async () => (await get('/v1/pets')).status, 200, 5000)).toBe(200)
+    const created = await fetch(`${server.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: '{"name":"Back","categoryId":1}',
+    })
+    expect(created.status).toBe(201)
+    expect((await get('/health')).status).toBe(200)
+  }, 60_000)
+})
