@@ -2,12 +2,12 @@ import { afterAll, describe, expect, test } from 'bun:test'
 import { eventually, startServer, printedKey, type ServerProcess } from '../process_helpers'
 import { SHARED_STORES, startPrivatePostgres } from '../shared_services'
 
-describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', () => {
-  const cleanups: (() => Promise<unknown>)[] = []
-  afterAll(async () => {
-    for (const cleanup of cleanups.reverse()) await cleanup()
-  })
+const cleanups: (() => Promise<unknown>)[] = []
+afterAll(async () => {
+  for (const cleanup of cleanups.reverse()) await cleanup()
+})
 
+describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', () => {
   test('answers 503 unavailable while it is down, and serves again once it is back, without a restart', async () => {
     const postgres = await startPrivatePostgres()
     cleanups.push(postgres.cleanup)
