@@ -6,7 +6,7 @@ import type { LimiterHealth } from '../ratelimit/limiter'
 /** What `/health` asks. */
 export interface HealthChecks {
   databaseAnswers: () => Awaitable<boolean>
-  limiterHealth: () => LimiterHealth
+  limiterHealth: () => Awaitable<LimiterHealth>
 }
 
 /**
@@ -29,7 +29,7 @@ export function healthRoutes({ databaseAnswers, limiterHealth }: HealthChecks) {
         set.status = 503
         return errorBody(503, 'unavailable', 'The database does not answer')
       }
-      const limiter = limiterHealth()
+      const limiter = await limiterHealth()
       if (limiter === 'ok') return { status: 'ok' }
       if (limiter === 'degraded') return { status: 'degraded', rateLimiter: 'unreachable' }
       set.status = 503

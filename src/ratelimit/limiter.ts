@@ -40,7 +40,7 @@ export interface RateDecision {
 export interface RateLimiter {
   consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
   /** For `/health`; a limiter without it is always `ok`. */
-  health?(): LimiterHealth
+  health?(): Awaitable<LimiterHealth>
   /** Releases a connection, if the limiter holds one. */
   close?(): void
 }

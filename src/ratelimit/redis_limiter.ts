@@ -63,8 +63,6 @@ export interface RedisRateLimiterOptions {
  * process that was late to read the answer does not count as an outage.
  */
 export const REDIS_TIMEOUT_MS = 1000
-/** How often a client that has given up is asked to connect again. */
-const RECONNECT_EVERY_MS = 1000
 /** While Redis is down, how often a request tries it again. */
 const RETRY_EVERY_MS = 1000
 
@@ -78,7 +76,6 @@ export class RedisRateLimiter implements RateLimiter {
   #options: Required<RedisRateLimiterOptions>
   #failing = false
   #retryAt = 0
-  #lastConnectAttempt = 0
 
   constructor(options: RedisRateLimiterOptions) {
     this.#options = { ...options, prefix: options.prefix ?? 'animal-store:rl', timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
@@ -89,10 +86,9 @@ export class RedisRateLimiter implements RateLimiter {
   /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
   async connect(): Promise<boolean> {
     try {
-      await this.#withTimeout(this.#client.connect().then(() => this.#client.send('SCRIPT', ['LOAD', CONSUME_SCRIPT])))
+      await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', CONSUME_SCRIPT]))
       return true
-    } catch (error) {
-      this.#noteFailure(error)
+    } catch {
       return false
     }
   }
@@ -108,11 +104,8 @@ export class RedisRateLimiter implements RateLimiter {
     const args = [String(limits.rpm), String(limits.rpd), String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
     let reply: number[]
     try {
-      // While Redis is down, one request a second tries it; the others are decided at once, not after a timeout each.
-      if (this.#failing && performance.now() < this.#retryAt) throw new Error('Redis is down; not asked again yet')
-      reply = (await this.#withTimeout(this.#evaluate(keys, args))) as number[]
-    } catch (error) {
-      this.#noteFailure(error)
+      reply = (await this.#ask(() => this.#evaluate(keys, args))) as number[]
+    } catch {
       if (this.#options.failureMode === 'closed') {
         // Headers as on every /v1 answer: nothing may be spent until the limiter answers, tried again in a second.
         throw new HttpError(503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly', {
@@ -124,7 +117,6 @@ export class RedisRateLimiter implements RateLimiter {
       }
       return this.#options.fallback.consume(subject, limits, now)
     }
-    this.#noteSuccess()
     const [outcome, first, second] = reply as [number, number, number]
     if (outcome === 2) return refused('key_banned', 'ban', limits.rpm, first, now)
     if (outcome === 1) {
@@ -135,9 +127,10 @@ export class RedisRateLimiter implements RateLimiter {
     return allowed(first, second, limits, minuteEnd, dayEnd)
   }
 
-  health(): LimiterHealth {
+  /** Asks Redis (PING) when it was down and a try is due, so an instance without traffic also sees it come back. */
+  async health(): Promise<LimiterHealth> {
+    if (this.#failing) await this.#ask(() => this.#client.send('PING', [])).catch(() => {})
     if (!this.#failing) return 'ok'
-    this.#reconnect()
     return this.#options.failureMode === 'open' ? 'degraded' : 'down'
   }
 
@@ -155,6 +148,24 @@ export class RedisRateLimiter implements RateLimiter {
     }
   }
 
+  /**
+   * One call to Redis, bounded by the timeout. While Redis is down, one call a
+   * second tries it (and reconnects the client first if Bun gave up); the
+   * others fail at once instead of waiting for a timeout each.
+   */
+  async #ask<T>(work: () => Promise<T>): Promise<T> {
+    if (this.#failing && performance.now() < this.#retryAt) throw new Error('Redis is down; not asked again yet')
+    try {
+      if (!this.#client.connected) await this.#withTimeout(this.#client.connect())
+      const answer = await this.#withTimeout(work())
+      this.#noteSuccess()
+      return answer
+    } catch (error) {
+      this.#noteFailure(error)
+      throw error
+    }
+  }
+
   #withTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: Timer | undefined
     const timeout = new Promise<never>((_, reject) => {
@@ -164,26 +175,16 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   #noteFailure(error: unknown): void {
-    if (performance.now() >= this.#retryAt) this.#retryAt = performance.now() + RETRY_EVERY_MS
-    if (!this.#failing) {
-      this.#failing = true
-      const outcome = this.#options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503'
-      this.#options.logger.warn(`rate limiter: Redis unreachable, ${outcome} until it answers again`, { error: String((error as Error)?.message ?? error) })
-    }
-    this.#reconnect()
+    this.#retryAt = performance.now() + RETRY_EVERY_MS
+    if (this.#failing) return
+    this.#failing = true
+    const outcome = this.#options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503'
+    this.#options.logger.warn(`rate limiter: Redis unreachable, ${outcome} until it answers again`, { error: String((error as Error)?.message ?? error) })
   }
 
   #noteSuccess(): void {
     if (!this.#failing) return
     this.#failing = false
     this.#options.logger.info('rate limiter: Redis answers again; limits are shared once more')
-  }
-
-  // Bun reconnects on its own a number of times, then gives up; this asks again, at most once a second.
-  #reconnect(): void {
-    const now = Date.now()
-    if (this.#client.connected || now - this.#lastConnectAttempt < RECONNECT_EVERY_MS) return
-    this.#lastConnectAttempt = now
-    this.#client.connect().catch(() => {})
   }
 }
