@@ -40,7 +40,7 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
     const [command, ...rest] = argv
     switch (command) {
       case 'serve':
-        return await startService({ ...loadConfig(env), ...serveOptions(rest) }, io)
+        return await startService(loadConfig(env), io, serveDbOption(rest))
       case 'keys': {
         const config = loadConfig(env)
         return await runKeysCommand(rest, (sqlitePath) => openStores({ config, sqlitePath, serving: false }), io)
@@ -92,10 +92,11 @@ function backupOptions(args: string[]): { file: string; db?: string } {
   return { file, db: parsed.values.db }
 }
 
-function serveOptions(args: string[]): { databasePath?: string } {
-  if (args.length === 0) return {}
-  if (args.length === 2 && args[0] === '--db' && args[1]) return { databasePath: args[1] }
+/** The `--db PATH` of `serve`, if given. */
+function serveDbOption(args: string[]): string | undefined {
+  if (args.length === 0) return undefined
+  if (args.length === 2 && args[0] === '--db' && args[1]) return args[1]
   const [first] = args
-  if (first?.startsWith('--db=') && args.length === 1 && first.length > 5) return { databasePath: first.slice(5) }
+  if (first?.startsWith('--db=') && args.length === 1 && first.length > 5) return first.slice(5)
   throw new UsageError(`serve takes only --db PATH, got "${args.join(' ')}"`)
 }

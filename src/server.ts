@@ -32,9 +32,9 @@ export interface RunningService {
 /** How long a stop keeps serving, with `Connection: close`, so keep-alive clients leave cleanly. */
 export const DRAIN_MS = 500
 
-/** Opens the stores, makes the first key if there is none, connects the limiter, and listens. */
-export async function startService(config: Config, io: Io): Promise<RunningService> {
-  const stores = await openStores({ config, serving: true })
+/** Opens the stores (`sqlitePath`: the `--db` option), makes the first key if there is none, connects the limiter, and listens. */
+export async function startService(config: Config, io: Io, sqlitePath?: string): Promise<RunningService> {
+  const stores = await openStores({ config, sqlitePath, serving: true })
   await createFirstKey(stores.keys, io)
   const logger = createLogger(config.logLevel)
   const limiter = await openLimiter(config, logger, io)

@@ -112,11 +112,14 @@ describe('keys revoke and set-plan', () => {
 
 describe('with DATABASE_URL (PostgreSQL)', () => {
   // Refused before any connection is tried, so no server is needed.
-  test('keys --db and backup are configuration errors (exit 2)', async () => {
+  test('keys --db, serve --db and backup are configuration errors (exit 2)', async () => {
     const env = { DATABASE_URL: 'postgres://nobody@127.0.0.1:1/none' }
     const withDb = await runCli(['keys', 'list', '--db', 'x.sqlite'], env)
     expect(withDb.code).toBe(2)
     expect(withDb.stderr).toContain('DATABASE_URL: --db names a SQLite file')
+    const serve = await runCli(['serve', '--db', 'x.sqlite'], env)
+    expect(serve.code).toBe(2)
+    expect(serve.stderr).toContain('DATABASE_URL: --db names a SQLite file')
     const backup = await runCli(['backup', 'copy.sqlite'], env)
     expect(backup.code).toBe(2)
     expect(backup.stderr).toContain('for PostgreSQL use pg_dump')
