@@ -44,9 +44,9 @@ export interface ServerProcess {
   stop(): Promise<number>
 }
 
-/** Starts `serve` on a free port and waits (at most `timeoutMs`) for its "listening" line. */
-export async function startServer(env: Record<string, string>, program: Program = FROM_SOURCE, timeoutMs = 10_000): Promise<ServerProcess> {
-  const proc = Bun.spawn([...program.command, 'serve'], {
+/** Starts `serve` (with `args`) on a free port and waits (at most `timeoutMs`) for its "listening" line. */
+export async function startServer(env: Record<string, string>, program: Program = FROM_SOURCE, timeoutMs = 10_000, args: string[] = []): Promise<ServerProcess> {
+  const proc = Bun.spawn([...program.command, 'serve', ...args], {
     cwd: program.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
     stdout: 'pipe',

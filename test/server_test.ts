@@ -98,3 +98,18 @@ describe('serve refuses a bad configuration', () => {
     }
   })
 })
+
+describe('serve --db', () => {
+  test('uses that SQLite file', async () => {
+    const workspace = tempDir('animal-store-serve-db-')
+    try {
+      const path = join(workspace.dir, 'chosen.sqlite')
+      const server = await startServer({}, undefined, undefined, ['--db', path])
+      expect(server.stderr()).toContain(`(database ${path};`)
+      expect(await server.stop()).toBe(0)
+      expect(await Bun.file(path).exists()).toBe(true)
+    } finally {
+      workspace.cleanup()
+    }
+  })
+})
