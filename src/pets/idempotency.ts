@@ -1,4 +1,5 @@
-import type { NewPet } from './schema'
+import type { NewPet, Pet } from './schema'
+import type { CreateOutcome } from './store'
 
 /** How long a create stays replayable under its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -19,4 +20,15 @@ export interface IdempotencyClaim {
  */
 export function bodyHash(pet: NewPet): string {
   return Bun.SHA256.hash(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]), 'hex')
+}
+
+/** A claim as a store keeps it: the hash of the body that made it and the pet (JSON) it answered with. */
+export interface StoredClaim {
+  requestHash: string
+  response: string
+}
+
+/** What a create whose Idempotency-Key is already claimed gets: the first pet again for the same body, else a conflict. */
+export function answerToClaimed(earlier: StoredClaim, claim: IdempotencyClaim): CreateOutcome {
+  return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
 }

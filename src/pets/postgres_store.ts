@@ -1,6 +1,6 @@
 import type { SQL } from 'bun'
 import { orUnavailable } from '../db/postgres'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from './idempotency'
+import { answerToClaimed, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredClaim } from './idempotency'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -73,11 +73,11 @@ export class PostgresPetStore implements PetStore {
     } catch (error) {
       if (!(error instanceof ClaimTaken)) throw error
     }
-    const [earlier]: { requestHash: string; response: string }[] = await this.#sql`
+    const [earlier]: StoredClaim[] = await this.#sql`
       SELECT request_hash AS "requestHash", response FROM idempotency_keys
       WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at > ${cutoff}`
     if (earlier === undefined) throw new Error('an Idempotency-Key claim vanished while it was being read')
-    return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
+    return answerToClaimed(earlier, claim)
   }
 
   async #get(id: number): Promise<Pet | undefined> {

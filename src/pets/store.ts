@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import type { Awaitable } from '../awaitable'
-import { IDEMPOTENCY_TTL_MS, type IdempotencyClaim } from './idempotency'
+import { answerToClaimed, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredClaim } from './idempotency'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 
 /** One page of pets in id order, and whether more follow it. */
@@ -58,7 +58,7 @@ export class SqlitePetStore implements PetStore {
   #insert: Statement<Pet, [string, number, string]>
   #byId: Statement<Pet, [number]>
   #ping: Statement<{ one: number }, []>
-  #findClaim: Statement<{ requestHash: string; response: string }, [number, string, number]>
+  #findClaim: Statement<StoredClaim, [number, string, number]>
   #saveClaim: Statement<null, [number, string, string, string, number]>
   #purgeClaims: Statement<null, [number]>
   #commit: (batch: PendingCreate[]) => CreateOutcome[]
@@ -125,9 +125,7 @@ export class SqlitePetStore implements PetStore {
     if (claim === undefined) return { kind: 'created', pet: this.#insertPet(pet) }
     const cutoff = claim.now - IDEMPOTENCY_TTL_MS
     const earlier = this.#findClaim.get(claim.apiKeyId, claim.key, cutoff)
-    if (earlier) {
-      return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
-    }
+    if (earlier) return answerToClaimed(earlier, claim)
     const created = this.#insertPet(pet)
     this.#saveClaim.run(claim.apiKeyId, claim.key, claim.requestHash, JSON.stringify(created), claim.now)
     this.#purgeClaims.run(cutoff)
