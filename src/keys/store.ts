@@ -17,11 +17,12 @@ export interface NewApiKey extends Limits {
   plan: Plan
 }
 
-/** Where keys live. SQLite is the default; another database implements the same calls. */
+/** Where keys live: SQLite by default, PostgreSQL for several instances. */
 export interface KeyStore {
   /**
    * The active key with this hash. Answered from memory on the request path;
-   * a change made by any process is seen by the next call.
+   * a change made through this store is seen by the next call, one made by
+   * another process within a second (KEY_FRESHNESS_MS, KEY_POLL_MS).
    */
   findActive(hash: string): ApiKey | undefined
   create(hash: string, key: NewApiKey): Awaitable<ApiKey>

@@ -23,7 +23,7 @@ export interface PetListQuery {
  */
 export type CreateOutcome = { kind: 'created'; pet: Pet } | { kind: 'replayed'; pet: Pet } | { kind: 'conflict' }
 
-/** Where pets live. SQLite is the default; another database implements the same calls. */
+/** Where pets live: SQLite by default, PostgreSQL for several instances. */
 export interface PetStore {
   list(query: PetListQuery): Awaitable<PetPage>
   /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
