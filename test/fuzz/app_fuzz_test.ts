@@ -57,7 +57,7 @@ async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void
 }
 
 describeEachStore('fuzzing the app with hostile requests', (kind) => {
-  // Every request is a round trip to PostgreSQL and Redis there: a tenth of the runs (about 16 s here) keeps the suite short.
+  // Every request is a round trip to PostgreSQL and Redis there: a tenth of the runs (11 s in a CI run here) keeps the suite short.
   const runs = kind === 'sqlite' ? RUNS : Math.ceil(RUNS / 10)
   test(`${runs} generated requests: never a 5xx, every 4xx an Error body, rate-limit headers under /v1, a 201 is what GET returns`, async () => {
     const made = await makeTestApp()
