@@ -34,8 +34,9 @@ export interface RateDecision {
 
 /**
  * Counts requests per subject against a per-minute and a per-day limit.
- * `now` is passed in: implementations never read a clock. An in-memory one
- * answers at once; a shared one may answer later.
+ * `now` is passed in: implementations decide by it, never by a clock of
+ * their own (the Redis one paces its retries by one, nothing else). An
+ * in-memory one answers at once; a shared one may answer later.
  */
 export interface RateLimiter {
   consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
