@@ -16,7 +16,9 @@ import { SqliteKeyStore } from '../src/keys/store'
 import { createLogger } from '../src/log'
 import { SqlitePetStore } from '../src/pets/store'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } } })
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } },
+})
 const rounds = Number(values.rounds)
 const creates = Number(values.creates)
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-durability-'))
@@ -28,12 +30,15 @@ async function setUp(mode: Synchronous) {
   const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
   const create = async (i: number) => {
-    const response = await app.handle(new Request('http://localhost/v1/pets', { method: 'POST', headers, body: `{"name":"pet ${i}","categoryId":1}` }))
+    const response = await app.handle(
+      new Request('http://localhost/v1/pets', { method: 'POST', headers, body: `{"name":"pet ${i}","categoryId":1}` }),
+    )
     if (response.status !== 201) throw new Error(`create answered ${response.status}`)
   }
   return async (inFlight: number) => {
     const start = Bun.nanoseconds()
-    for (let i = 0; i < creates; i += inFlight) await Promise.all(Array.from({ length: inFlight }, (_, j) => create(i + j)))
+    for (let i = 0; i < creates; i += inFlight)
+      await Promise.all(Array.from({ length: inFlight }, (_, j) => create(i + j)))
     return (Bun.nanoseconds() - start) / creates
   }
 }
@@ -45,7 +50,8 @@ try {
   console.log(`${rounds} interleaved rounds of ${creates} creates each, median per mode:`)
   for (const inFlight of [1, 50]) {
     const samples: Record<Synchronous, number[]> = { normal: [], full: [] }
-    for (let round = 0; round < rounds; round++) for (const mode of modes) samples[mode].push(await runs[mode](inFlight))
+    for (let round = 0; round < rounds; round++)
+      for (const mode of modes) samples[mode].push(await runs[mode](inFlight))
     const normal = median(samples.normal)
     const full = median(samples.full)
     console.log(

@@ -11,8 +11,8 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp } from '../src/app'
 import { openDatabase } from '../src/db/open'
-import { authenticate } from '../src/keys/authenticate'
 import { hashApiKey } from '../src/keys/api_key'
+import { authenticate } from '../src/keys/authenticate'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../src/keys/store'
@@ -20,7 +20,9 @@ import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
 import { SqlitePetStore } from '../src/pets/store'
 
-const { values } = parseArgs({ options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } } })
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } },
+})
 const rounds = Number(values.rounds)
 const iterations = Number(values.iterations)
 
@@ -60,6 +62,7 @@ for (let round = 0; round < rounds; round++) {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const whole = median(samples[WHOLE]!)
 console.log(`rounds ${rounds} x ${iterations} iterations; share of one whole in-process request:`)
-for (const name of Object.keys(cases)) console.log(`  ${name.padEnd(58)} ${((median(samples[name]!) / whole) * 100).toFixed(1).padStart(6)} %`)
+for (const name of Object.keys(cases))
+  console.log(`  ${name.padEnd(58)} ${((median(samples[name]!) / whole) * 100).toFixed(1).padStart(6)} %`)
 db.close()
 rmSync(dir, { recursive: true, force: true })

@@ -15,14 +15,21 @@ const day = Date.UTC(2026, 10, 21)
 function report(step: string, limiter: MemoryRateLimiter): void {
   Bun.gc(true)
   const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).padStart(7)
-  console.log(`${step.padEnd(52)} rss ${mb(process.memoryUsage().rss)} MB  heap ${mb(heapStats().heapSize)} MB  ${JSON.stringify(limiter.sizes())}`)
+  console.log(
+    `${step.padEnd(52)} rss ${mb(process.memoryUsage().rss)} MB  heap ${mb(heapStats().heapSize)} MB  ${JSON.stringify(limiter.sizes())}`,
+  )
 }
 
 const limiter = new MemoryRateLimiter()
 report('empty', limiter)
 for (let i = 0; i < 1000; i++) limiter.consume(addressSubject(`10.0.${i >> 8}.${i & 255}`), free, day + 10_000)
 report('1,000 subjects in the current minute and day', limiter)
-for (let i = 0; i < many; i++) limiter.consume(addressSubject(`${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`), free, day + 20_000 + (i % 30_000))
+for (let i = 0; i < many; i++)
+  limiter.consume(
+    addressSubject(`${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`),
+    free,
+    day + 20_000 + (i % 30_000),
+  )
 report(`${many.toLocaleString('en')} subjects in the same minute`, limiter)
 limiter.consume(addressSubject('192.0.2.1'), free, day + 60_000)
 report('the next minute (the day still holds them)', limiter)

@@ -2,7 +2,7 @@
 //
 //   bun bench/plot.ts bench/results/latest.json bench/results/latest.svg
 import { readFileSync, writeFileSync } from 'node:fs'
-import { svgChart, type BenchReport } from './lib/report'
+import { type BenchReport, svgChart } from './lib/report'
 
 const [input, output] = process.argv.slice(2)
 if (!input || !output) throw new Error('usage: bun bench/plot.ts RESULTS.json CHART.svg')

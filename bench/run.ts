@@ -8,11 +8,11 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { recordAnswer, runLoad, type LoadResult } from './lib/load'
-import { canPin, pinSelf, rssOf, spawnPinned, type Started } from './lib/processes'
-import { svgChart, table, type BenchReport, type ScenarioResult } from './lib/report'
+import { type LoadResult, recordAnswer, runLoad } from './lib/load'
+import { canPin, pinSelf, rssOf, type Started, spawnPinned } from './lib/processes'
+import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
-import { seedDatabase, seedPostgres, type BenchKeys } from './lib/seed'
+import { type BenchKeys, seedDatabase, seedPostgres } from './lib/seed'
 import { startSharedServices, stopSharedServices } from './lib/shared_services'
 import { hasWrk, runWrk } from './lib/wrk'
 
@@ -65,10 +65,13 @@ const store = values.store
 const limiterKind = values.limiter
 const instances = Number(values.instances)
 if (store !== 'sqlite' && store !== 'postgres') usage(`--store must be sqlite or postgres, got "${store}"`)
-if (limiterKind !== 'memory' && limiterKind !== 'redis') usage(`--limiter must be memory or redis, got "${limiterKind}"`)
+if (limiterKind !== 'memory' && limiterKind !== 'redis')
+  usage(`--limiter must be memory or redis, got "${limiterKind}"`)
 if (!(Number.isInteger(instances) && instances >= 1)) usage('--instances must be a positive integer')
-if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis')) usage('--instances above 1 needs --store postgres --limiter redis')
-if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory')) usage('--scale measures the default SQLite + memory service only')
+if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis'))
+  usage('--instances above 1 needs --store postgres --limiter redis')
+if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory'))
+  usage('--scale measures the default SQLite + memory service only')
 const mode = `${store} + ${limiterKind}, ${instances} instance${instances === 1 ? '' : 's'}`
 
 function usage(message: string): never {
@@ -88,7 +91,9 @@ const running = new Set<Started>()
 
 pinSelf()
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${Bun.version}`
-console.error(`bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`)
+console.error(
+  `bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`,
+)
 
 /** Where the services keep pets and count requests: their environment beyond the defaults. */
 type ServiceEnv = Record<string, string>
@@ -106,7 +111,11 @@ async function startService(storeEnv: ServiceEnv): Promise<Started & { url: stri
 async function startBaseline(recorded: unknown): Promise<Started & { url: string }> {
   const file = join(work, 'baseline-response.json')
   writeFileSync(file, JSON.stringify(recorded))
-  const started = await spawnPinned([process.execPath, join(ROOT, 'bench/baseline_server.ts'), file], {}, /baseline listening on (\d+)/)
+  const started = await spawnPinned(
+    [process.execPath, join(ROOT, 'bench/baseline_server.ts'), file],
+    {},
+    /baseline listening on (\d+)/,
+  )
   running.add(started)
   return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
 }
@@ -119,9 +128,16 @@ async function stop(started: Started): Promise<void> {
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /** Several instances driven at once, connections split evenly: req/s add up, the slowest latencies count. */
-async function runOnAll(scenario: Scenario, context: ScenarioContext, urls: string[], judge: boolean): Promise<LoadResult> {
+async function runOnAll(
+  scenario: Scenario,
+  context: ScenarioContext,
+  urls: string[],
+  judge: boolean,
+): Promise<LoadResult> {
   const share = Math.max(1, Math.round(connections / urls.length))
-  const runs = await Promise.all(urls.map((url) => runLoad(scenario, context, { url, connections: share, duration, judge })))
+  const runs = await Promise.all(
+    urls.map((url) => runLoad(scenario, context, { url, connections: share, duration, judge })),
+  )
   const sum = (pick: (r: LoadResult) => number) => runs.reduce((total, r) => total + pick(r), 0)
   return {
     rps: sum((r) => r.rps),
@@ -136,7 +152,12 @@ async function runOnAll(scenario: Scenario, context: ScenarioContext, urls: stri
 }
 
 /** Rounds of baseline then service, back to back; medians of each and of the per-round ratios. */
-async function measure(scenario: Scenario, services: { url: string; pid: number }[], context: ScenarioContext, withBaseline: boolean): Promise<ScenarioResult> {
+async function measure(
+  scenario: Scenario,
+  services: { url: string; pid: number }[],
+  context: ScenarioContext,
+  withBaseline: boolean,
+): Promise<ScenarioResult> {
   const [service] = services as [{ url: string; pid: number }]
   const baseline = withBaseline ? await startBaseline(await recordAnswer(service.url, scenario, context)) : undefined
   const serviceRuns: LoadResult[] = []
@@ -145,8 +166,16 @@ async function measure(scenario: Scenario, services: { url: string; pid: number 
   const rssBefore = await rssOf(service.pid)
   try {
     for (let round = 0; round < (withBaseline ? rounds : 1); round++) {
-      if (baseline) baselineRuns.push(await runLoad(scenario, context, { url: baseline.url, connections, duration, judge: false }))
-      serviceRuns.push(await runOnAll(scenario, context, services.map((s) => s.url), true))
+      if (baseline)
+        baselineRuns.push(await runLoad(scenario, context, { url: baseline.url, connections, duration, judge: false }))
+      serviceRuns.push(
+        await runOnAll(
+          scenario,
+          context,
+          services.map((s) => s.url),
+          true,
+        ),
+      )
     }
     for (let round = 0; baseline && useWrk && services.length === 1 && round < rounds; round++) {
       const raw = await runWrk(scenario, context, baseline.url, { connections, duration, work })
@@ -179,7 +208,8 @@ async function measure(scenario: Scenario, services: { url: string; pid: number 
 
 async function exhaustFreeKey(url: string, key: string): Promise<void> {
   // Over the limit and then banned: every later request takes the 429 path.
-  for (let i = 0; i < 130; i++) await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+  for (let i = 0; i < 130; i++)
+    await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
 }
 
 let sharedServices: string | undefined
@@ -189,7 +219,8 @@ async function prepareStores(): Promise<{ keys: BenchKeys; env: ServiceEnv }> {
   const env: ServiceEnv = {}
   let keys: BenchKeys
   // Its own folder under the temporary directory: PostgreSQL runs as another user, who cannot enter `work`.
-  if (store === 'postgres' || limiterKind === 'redis') sharedServices = mkdtempSync(join(tmpdir(), 'animal-store-services-'))
+  if (store === 'postgres' || limiterKind === 'redis')
+    sharedServices = mkdtempSync(join(tmpdir(), 'animal-store-services-'))
   const urls = sharedServices ? startSharedServices(sharedServices) : {}
   if (store === 'postgres') {
     const seeded = await seedPostgres(urls.DATABASE_URL!, 'bench', pets)
@@ -222,7 +253,9 @@ try {
   for (const service of services) await stop(service)
 
   if (values.scale) {
-    const listScenarios = SCENARIOS.filter((s) => ['hot list', 'cold list', 'filtered list', 'first page', 'deep page'].includes(s.name))
+    const listScenarios = SCENARIOS.filter((s) =>
+      ['hot list', 'cold list', 'filtered list', 'first page', 'deep page'].includes(s.name),
+    )
     for (const size of [1_000, 100_000, 1_000_000]) {
       const path = join(work, `scale-${size}.sqlite`)
       console.error(`bench: scale, seeding ${size.toLocaleString('en')} pets`)
@@ -231,7 +264,11 @@ try {
       for (const scenario of listScenarios) {
         const result = await measure(scenario, [scaled], { keys: scaleKeys, pets: size }, false)
         results.push({ ...result, scenario: `${scenario.name} @ ${size.toLocaleString('en')}` })
-        console.error(table([results.at(-1)!]).split('\n').at(-1))
+        console.error(
+          table([results.at(-1)!])
+            .split('\n')
+            .at(-1),
+        )
       }
       await stop(scaled)
       rmSync(path, { force: true })
@@ -252,13 +289,23 @@ try {
           path: '/v1/pets?limit=1',
           setupRequest: (request) => {
             const n = next++
-            return { ...request, headers: { 'x-forwarded-for': `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`, 'x-n': String(n >>> 24) } }
+            return {
+              ...request,
+              headers: {
+                'x-forwarded-for': `10.${(n >>> 16) & 255}.${(n >>> 8) & 255}.${n & 255}`,
+                'x-n': String(n >>> 24),
+              },
+            }
           },
         },
       ],
       check: (answer) => (answer.status === 401 ? undefined : `status ${answer.status}`),
     }
-    const run = await runLoad(distinct, { keys: addressKeys, pets: 1_000 }, { url: fresh.url, connections, amount: addresses, judge: true })
+    const run = await runLoad(
+      distinct,
+      { keys: addressKeys, pets: 1_000 },
+      { url: fresh.url, connections, amount: addresses, judge: true },
+    )
     results.push({
       scenario: 'distinct addresses',
       what: distinct.what,
@@ -297,9 +344,13 @@ const report: BenchReport = {
   results,
   notes,
 }
-console.log(`\n${mode}: ${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`)
+console.log(
+  `\n${mode}: ${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`,
+)
 console.log(table(results))
-for (const result of results) if (result.firstWrong) console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)
+for (const result of results)
+  if (result.firstWrong)
+    console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)
 if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n')
 if (values.svg) writeFileSync(values.svg, svgChart(report))
 process.exitCode = results.some((r) => r.wrong > 0 || r.errors > 0) ? 1 : 0

@@ -1,9 +1,9 @@
-import { ConfigError, loadConfig } from './config'
 import { parseArgs } from 'node:util'
+import { ConfigError, loadConfig } from './config'
 import { backupDatabase } from './db/backup'
 import { openDatabase } from './db/open'
-import { runKeysCommand, UsageError, type Io } from './keys/cli'
-import { startService, type RunningService } from './server'
+import { type Io, runKeysCommand, UsageError } from './keys/cli'
+import { type RunningService, startService } from './server'
 import { openStores } from './stores'
 
 /** Exit status for bad arguments or a bad environment variable. */
@@ -35,7 +35,11 @@ const processIo: Io = {
  * Runs one command line. Resolves to the exit status, or to the running
  * service for `serve`, which keeps the process alive.
  */
-export async function runCli(argv: string[], env: Record<string, string | undefined>, io: Io = processIo): Promise<number | RunningService> {
+export async function runCli(
+  argv: string[],
+  env: Record<string, string | undefined>,
+  io: Io = processIo,
+): Promise<number | RunningService> {
   try {
     const [command, ...rest] = argv
     switch (command) {
@@ -48,7 +52,8 @@ export async function runCli(argv: string[], env: Record<string, string | undefi
       case 'backup': {
         const { file, db } = backupOptions(rest)
         const config = loadConfig(env)
-        if (config.databaseUrl !== undefined) throw new ConfigError('DATABASE_URL', 'backup copies the SQLite file; for PostgreSQL use pg_dump')
+        if (config.databaseUrl !== undefined)
+          throw new ConfigError('DATABASE_URL', 'backup copies the SQLite file; for PostgreSQL use pg_dump')
         const source = db ?? config.databasePath
         try {
           backupDatabase(openDatabase(source, config.synchronous), file)

@@ -43,7 +43,11 @@ export class ConfigError extends Error {
 
 /** Reads and validates the configuration; pure, so tests pass any environment. */
 export function loadConfig(env: Readonly<Record<string, string | undefined>>): Readonly<Config> {
-  if (env.DATABASE_URL && env.DATABASE_PATH) throw new ConfigError('DATABASE_URL', 'set it or DATABASE_PATH, not both: one names PostgreSQL, the other a SQLite file')
+  if (env.DATABASE_URL && env.DATABASE_PATH)
+    throw new ConfigError(
+      'DATABASE_URL',
+      'set it or DATABASE_PATH, not both: one names PostgreSQL, the other a SQLite file',
+    )
   return Object.freeze({
     port: port(env.PORT),
     host: nonEmpty('HOST', env.HOST, '0.0.0.0'),
@@ -51,12 +55,22 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
     publicUrl: publicUrl(env.PUBLIC_URL),
     trustProxy: flag('TRUST_PROXY', env.TRUST_PROXY),
     logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
-    synchronous: oneOf('SQLITE_SYNCHRONOUS', env.SQLITE_SYNCHRONOUS?.toLowerCase(), ['normal', 'full'] as const, 'normal'),
+    synchronous: oneOf(
+      'SQLITE_SYNCHRONOUS',
+      env.SQLITE_SYNCHRONOUS?.toLowerCase(),
+      ['normal', 'full'] as const,
+      'normal',
+    ),
     idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, 10),
     databaseUrl: serverUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
     databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 1, 100, 10),
     redisUrl: serverUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
-    redisFailureMode: oneOf('REDIS_FAILURE_MODE', env.REDIS_FAILURE_MODE?.toLowerCase(), ['open', 'closed'] as const, 'open'),
+    redisFailureMode: oneOf(
+      'REDIS_FAILURE_MODE',
+      env.REDIS_FAILURE_MODE?.toLowerCase(),
+      ['open', 'closed'] as const,
+      'open',
+    ),
     redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, 'animal-store:rl'),
   })
 }
@@ -69,7 +83,8 @@ function serverUrl(variable: string, value: string | undefined, protocols: strin
   } catch {
     throw new ConfigError(variable, `must be a ${protocols[0]}// URL`)
   }
-  if (!protocols.includes(url.protocol)) throw new ConfigError(variable, `must start with ${protocols.map((p) => p + '//').join(' or ')}`)
+  if (!protocols.includes(url.protocol))
+    throw new ConfigError(variable, `must start with ${protocols.map((p) => p + '//').join(' or ')}`)
   if (url.hostname === '') throw new ConfigError(variable, 'must name a host')
   return value
 }
@@ -81,7 +96,8 @@ function port(value: string | undefined): number {
 function integer(variable: string, value: string | undefined, min: number, max: number, fallback: number): number {
   if (value === undefined || value === '') return fallback
   const number = /^\d{1,6}$/.test(value) ? Number(value) : NaN
-  if (!(number >= min && number <= max)) throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${value}"`)
+  if (!(number >= min && number <= max))
+    throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${value}"`)
   return number
 }
 
@@ -99,7 +115,8 @@ function publicUrl(value: string | undefined): string | undefined {
   } catch {
     throw new ConfigError('PUBLIC_URL', `must be an absolute http(s) URL, got "${value}"`)
   }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw new ConfigError('PUBLIC_URL', 'must use http or https')
+  if (url.protocol !== 'http:' && url.protocol !== 'https:')
+    throw new ConfigError('PUBLIC_URL', 'must use http or https')
   if (url.search || url.hash) throw new ConfigError('PUBLIC_URL', 'must not have a query or fragment')
   // The base is the origin plus any proxy prefix; a trailing "/v1" is the API's own and is dropped.
   return (url.origin + url.pathname).replace(/\/+$/, '').replace(/\/v1$/, '')

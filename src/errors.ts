@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
@@ -6,7 +6,10 @@ import { redactApiKeys } from './keys/api_key'
 /** The Error object every failure answers with: `status` equals the HTTP status. */
 export const ErrorSchema = Type.Object(
   {
-    code: Type.String({ description: 'Machine-readable error code, e.g. invalid_request', examples: ['invalid_request'] }),
+    code: Type.String({
+      description: 'Machine-readable error code, e.g. invalid_request',
+      examples: ['invalid_request'],
+    }),
     message: Type.String({ description: 'What went wrong, naming the offending field, parameter or header' }),
     status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code of the response' }),
   },
@@ -69,7 +72,8 @@ function toHttpError(code: string | number, error: unknown, path: string, option
     }
     case 'NOT_FOUND': {
       const allow = options.allowedMethods(path)
-      if (allow) return new HttpError(405, 'method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
+      if (allow)
+        return new HttpError(405, 'method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
       return new HttpError(404, 'not_found', `No resource at ${path}`)
     }
   }

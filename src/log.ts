@@ -13,7 +13,10 @@ export interface Logger {
 }
 
 /** A logger that writes lines at `level` and above to `write` (stdout by default), key-shaped text redacted. */
-export function createLogger(level: LogLevel, write: (line: string) => void = (line) => process.stdout.write(line + '\n')): Logger {
+export function createLogger(
+  level: LogLevel,
+  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+): Logger {
   const threshold = RANK[level]
   const at = (name: 'info' | 'warn' | 'error') =>
     RANK[name] < threshold
@@ -25,5 +28,7 @@ export function createLogger(level: LogLevel, write: (line: string) => void = (l
 
 /** The fields that describe an error in a log line, stack included (logs are not responses). */
 export function errorFields(error: unknown): Record<string, unknown> {
-  return error instanceof Error ? { error: error.message, name: error.name, stack: error.stack } : { error: String(error) }
+  return error instanceof Error
+    ? { error: error.message, name: error.name, stack: error.stack }
+    : { error: String(error) }
 }

@@ -1,10 +1,10 @@
 import { createApp } from './app'
 import type { Config } from './config'
+import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
 import type { Io } from './keys/cli'
 import { issueFirstKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
 import type { KeyStore } from './keys/store'
-import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
 import { createLogger, type Logger } from './log'
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter'
 import { RedisRateLimiter } from './ratelimit/redis_limiter'
@@ -66,9 +66,13 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
   // A wildcard address is not something to paste into a browser; loopback is.
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
   const url = `http://${host}:${server.port}`
-  io.err(`Animal Store listening on ${url} (database ${stores.description}; rate limits ${config.redisUrl ? 'in Redis' : 'in memory'})`)
+  io.err(
+    `Animal Store listening on ${url} (database ${stores.description}; rate limits ${config.redisUrl ? 'in Redis' : 'in memory'})`,
+  )
   if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size'))) {
-    io.err(`Note: started without --max-http-header-size=${BUN_MAX_HEAD_BYTES}: request heads over 16 KiB get Bun's bare 431, not the JSON one`)
+    io.err(
+      `Note: started without --max-http-header-size=${BUN_MAX_HEAD_BYTES}: request heads over 16 KiB get Bun's bare 431, not the JSON one`,
+    )
   }
   return {
     url,
@@ -93,7 +97,10 @@ async function openLimiter(config: Config, logger: Logger, io: Io): Promise<Rate
     fallback: new MemoryRateLimiter(),
     logger,
   })
-  if (!(await limiter.connect())) io.err(`Redis at REDIS_URL does not answer yet; until it does, REDIS_FAILURE_MODE=${config.redisFailureMode} applies`)
+  if (!(await limiter.connect()))
+    io.err(
+      `Redis at REDIS_URL does not answer yet; until it does, REDIS_FAILURE_MODE=${config.redisFailureMode} applies`,
+    )
   return limiter
 }
 

@@ -1,12 +1,12 @@
 import type { Database } from 'bun:sqlite'
-import { ConfigError, type Config } from './config'
+import { type Config, ConfigError } from './config'
 import { openDatabase } from './db/open'
 import { openPostgres, redactedUrl } from './db/postgres'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
-import { SqliteKeyStore, type KeyStore } from './keys/store'
+import { type KeyStore, SqliteKeyStore } from './keys/store'
 import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
-import { SqlitePetStore, type PetStore } from './pets/store'
+import { type PetStore, SqlitePetStore } from './pets/store'
 
 /** Where pets and keys live, opened together; `close` releases the database. */
 export interface Stores {
@@ -32,9 +32,12 @@ export interface StoreChoice {
  */
 export async function openStores({ config, sqlitePath, serving }: StoreChoice): Promise<Stores> {
   if (config.databaseUrl !== undefined) {
-    if (sqlitePath !== undefined) throw new ConfigError('DATABASE_URL', '--db names a SQLite file; unset DATABASE_URL to use one')
+    if (sqlitePath !== undefined)
+      throw new ConfigError('DATABASE_URL', '--db names a SQLite file; unset DATABASE_URL to use one')
     const description = redactedUrl(config.databaseUrl)
-    const sql = await openOrExplain('DATABASE_URL', description, () => openPostgres(config.databaseUrl!, { max: serving ? config.databasePoolSize : 1 }))
+    const sql = await openOrExplain('DATABASE_URL', description, () =>
+      openPostgres(config.databaseUrl!, { max: serving ? config.databasePoolSize : 1 }),
+    )
     const keys = await PostgresKeyStore.open(sql, { pollMs: serving ? KEY_POLL_MS : undefined })
     return {
       pets: new PostgresPetStore(sql),

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { printedKey, runCli, startServer, tempDir, type Program } from './process_helpers'
+import { type Program, printedKey, runCli, startServer, tempDir } from './process_helpers'
 
 const ROOT = join(import.meta.dir, '..')
 
@@ -23,10 +23,16 @@ describe('the compiled binary', () => {
   afterAll(() => workspace?.cleanup())
 
   test('runs every keys command', async () => {
-    const created = await runCli(['keys', 'create', '--plan', 'enterprise', '--rpm', '10', '--rpd', '20', '--json', '--db', 'keys.sqlite'], {}, binary)
+    const created = await runCli(
+      ['keys', 'create', '--plan', 'enterprise', '--rpm', '10', '--rpd', '20', '--json', '--db', 'keys.sqlite'],
+      {},
+      binary,
+    )
     expect(created.code).toBe(0)
     const { id } = JSON.parse(created.stdout)
-    expect((await runCli(['keys', 'set-plan', String(id), '--plan', 'pro', '--db', 'keys.sqlite'], {}, binary)).code).toBe(0)
+    expect(
+      (await runCli(['keys', 'set-plan', String(id), '--plan', 'pro', '--db', 'keys.sqlite'], {}, binary)).code,
+    ).toBe(0)
     expect((await runCli(['keys', 'revoke', String(id), '--db', 'keys.sqlite'], {}, binary)).code).toBe(0)
     const list = JSON.parse((await runCli(['keys', 'list', '--json', '--db', 'keys.sqlite'], {}, binary)).stdout)
     expect(list).toEqual([expect.objectContaining({ id, plan: 'pro', revokedAt: expect.any(String) })])

@@ -81,7 +81,9 @@ describe('loadConfig', () => {
       redisFailureMode: 'closed',
       redisKeyPrefix: 'staging:rl',
     })
-    expect(loadConfig({ DATABASE_URL: 'postgresql://db/pets', REDIS_URL: 'rediss://cache' }).databaseUrl).toBe('postgresql://db/pets')
+    expect(loadConfig({ DATABASE_URL: 'postgresql://db/pets', REDIS_URL: 'rediss://cache' }).databaseUrl).toBe(
+      'postgresql://db/pets',
+    )
   })
 
   test.each([
@@ -98,6 +100,8 @@ describe('loadConfig', () => {
   })
 
   test('refuses DATABASE_URL together with DATABASE_PATH: one store or the other', () => {
-    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/pets', DATABASE_PATH: 'x.sqlite' })).toThrow(/^DATABASE_URL: .*not both/)
+    expect(() => loadConfig({ DATABASE_URL: 'postgres://db/pets', DATABASE_PATH: 'x.sqlite' })).toThrow(
+      /^DATABASE_URL: .*not both/,
+    )
   })
 })

@@ -17,7 +17,23 @@ describe('durability', () => {
   beforeAll(async () => {
     workspace = tempDir('animal-store-durable-')
     db = join(workspace.dir, 'store.sqlite')
-    key = JSON.parse((await runCli(['keys', 'create', '--plan', 'enterprise', '--rpm', '1000000', '--rpd', '1000000000', '--json', '--db', db])).stdout).key
+    key = JSON.parse(
+      (
+        await runCli([
+          'keys',
+          'create',
+          '--plan',
+          'enterprise',
+          '--rpm',
+          '1000000',
+          '--rpd',
+          '1000000000',
+          '--json',
+          '--db',
+          db,
+        ])
+      ).stdout,
+    ).key
   })
   afterAll(() => workspace.cleanup())
 
@@ -41,7 +57,11 @@ describe('durability', () => {
       const client = async (n: number) => {
         for (let i = 0; !killed; i++) {
           try {
-            const response = await postPet(server.url, key, { name: `round ${round} client ${n} pet ${i} ✓`, categoryId: 1 + i, status: statuses[i % 3] })
+            const response = await postPet(server.url, key, {
+              name: `round ${round} client ${n} pet ${i} ✓`,
+              categoryId: 1 + i,
+              status: statuses[i % 3],
+            })
             if (response.status === 201) acknowledged.push((await response.json()) as Pet)
           } catch {
             return // the server is gone

@@ -20,7 +20,7 @@ describeEachStore('Error bodies', () => {
     expect(error.message).toContain('/v1/cats')
   })
 
-  test('404 not_found as JSON, never Elysia\'s plain text, outside /v1', async () => {
+  test("404 not_found as JSON, never Elysia's plain text, outside /v1", async () => {
     const { call } = await makeTestApp()
     await expectError(await call('GET', '/nowhere', { key: null }), 404, 'not_found')
   })
@@ -41,12 +41,19 @@ describeEachStore('Error bodies', () => {
   test('413 payload_too_large over 16 KiB', async () => {
     const { call } = await makeTestApp()
     const body = JSON.stringify({ name: 'x'.repeat(16 * 1024), categoryId: 1 })
-    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large')
+    await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      413,
+      'payload_too_large',
+    )
   })
 
   test('415 unsupported_media_type for a form body', async () => {
     const { call } = await makeTestApp()
-    const response = await call('POST', '/v1/pets', { body: 'name=Rex&categoryId=1', headers: { 'content-type': 'application/x-www-form-urlencoded' } })
+    const response = await call('POST', '/v1/pets', {
+      body: 'name=Rex&categoryId=1',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    })
     await expectError(response, 415, 'unsupported_media_type')
   })
 
@@ -81,22 +88,34 @@ describeEachStore("Elysia's defaults are overridden", () => {
 
   test('unknown body properties are refused, not silently stripped', async () => {
     const { call, pets } = await makeTestApp()
-    await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1, owner: 'me' } }), 400, 'invalid_request')
+    await expectError(
+      await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1, owner: 'me' } }),
+      400,
+      'invalid_request',
+    )
     expect((await pets.list({ limit: 10 })).pets).toHaveLength(0)
   })
 
   test('a form body is not accepted as a pet', async () => {
     const { call, pets } = await makeTestApp()
     const form = new URLSearchParams({ name: 'Rex', categoryId: '1' }).toString()
-    expect((await call('POST', '/v1/pets', { body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } })).status).toBe(415)
+    expect(
+      (await call('POST', '/v1/pets', { body: form, headers: { 'content-type': 'application/x-www-form-urlencoded' } }))
+        .status,
+    ).toBe(415)
     expect((await pets.list({ limit: 10 })).pets).toHaveLength(0)
   })
 
   test('a one-letter Host header does not confuse routing', async () => {
     const { app, secret } = await makeTestApp()
-    const response = await app.handle(new Request('http://x/v1/pets?limit=1', { headers: { authorization: `Bearer ${secret}` } }))
+    const response = await app.handle(
+      new Request('http://x/v1/pets?limit=1', { headers: { authorization: `Bearer ${secret}` } }),
+    )
     expect(response.status).toBe(200)
-    expect((await app.handle(new Request('http://x/v1/pets?limit=0', { headers: { authorization: `Bearer ${secret}` } }))).status).toBe(400)
+    expect(
+      (await app.handle(new Request('http://x/v1/pets?limit=0', { headers: { authorization: `Bearer ${secret}` } })))
+        .status,
+    ).toBe(400)
   })
 
   test('a HEAD of the list answers like GET without a body', async () => {

@@ -1,12 +1,12 @@
 import { afterAll, afterEach, beforeAll, describe, expect } from 'bun:test'
-import { createApp, type AppDeps } from '../src/app'
+import { type AppDeps, createApp } from '../src/app'
 import { openDatabase } from '../src/db/open'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { SqliteKeyStore, type KeyStore, type NewApiKey } from '../src/keys/store'
+import { type KeyStore, type NewApiKey, SqliteKeyStore } from '../src/keys/store'
 import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore, type PetStore } from '../src/pets/store'
+import { type PetStore, SqlitePetStore } from '../src/pets/store'
 import type { RateLimiter } from '../src/ratelimit/limiter'
 import { postgresTestStores, redisTestLimiter, SHARED_STORES } from './shared_services'
 
@@ -72,12 +72,21 @@ async function testStores(): Promise<TestStores> {
   if (storeKind === 'sqlite') {
     const db = openDatabase(':memory:')
     // As the server composes it: the page cache in front of SQLite.
-    return { pets: new CachedPetStore(new SqlitePetStore(db), db), keys: new SqliteKeyStore(db), query: async (sql) => db.query(sql).all() }
+    return {
+      pets: new CachedPetStore(new SqlitePetStore(db), db),
+      keys: new SqliteKeyStore(db),
+      query: async (sql) => db.query(sql).all(),
+    }
   }
   const stores = await postgresTestStores()
   const redis = await redisTestLimiter()
   cleanups.push(stores.cleanup, redis.cleanup)
-  return { pets: stores.pets, keys: stores.keys, limiter: redis.limiter, query: async (sql) => [...(await stores.sql.unsafe(sql))] }
+  return {
+    pets: stores.pets,
+    keys: stores.keys,
+    limiter: redis.limiter,
+    query: async (sql) => [...(await stores.sql.unsafe(sql))],
+  }
 }
 
 /** A fresh app with one key (unlimited unless `keyPlan` says otherwise), and a one-line way to call it. */
@@ -110,9 +119,16 @@ export async function json(response: Response): Promise<any> {
 }
 
 /** Asserts the shape every failure has and returns the body. */
-export async function expectError(response: Response, status: number, code: string): Promise<{ code: string; message: string; status: number }> {
+export async function expectError(
+  response: Response,
+  status: number,
+  code: string,
+): Promise<{ code: string; message: string; status: number }> {
   const body = (await response.json()) as { code: string; message: string; status: number }
-  expect({ httpStatus: response.status, body }).toEqual({ httpStatus: status, body: { code, message: expect.any(String), status } })
+  expect({ httpStatus: response.status, body }).toEqual({
+    httpStatus: status,
+    body: { code, message: expect.any(String), status },
+  })
   expect(response.headers.get('content-type')).toStartWith('application/json')
   return body
 }

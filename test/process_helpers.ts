@@ -28,9 +28,22 @@ export interface Program {
 export const FROM_SOURCE: Program = { command: [process.execPath, '--max-http-header-size=65536', MAIN], cwd: ROOT }
 
 /** Runs the program with these arguments, as a user would, and waits for it. */
-export async function runCli(args: string[], env: Record<string, string> = {}, program: Program = FROM_SOURCE): Promise<CliResult> {
-  const proc = Bun.spawn([...program.command, ...args], { cwd: program.cwd, env: { ...process.env, ...env }, stdout: 'pipe', stderr: 'pipe' })
-  const [stdout, stderr, code] = await Promise.all([new Response(proc.stdout).text(), new Response(proc.stderr).text(), proc.exited])
+export async function runCli(
+  args: string[],
+  env: Record<string, string> = {},
+  program: Program = FROM_SOURCE,
+): Promise<CliResult> {
+  const proc = Bun.spawn([...program.command, ...args], {
+    cwd: program.cwd,
+    env: { ...process.env, ...env },
+    stdout: 'pipe',
+    stderr: 'pipe',
+  })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
   return { code, stdout, stderr }
 }
 
@@ -45,7 +58,12 @@ export interface ServerProcess {
 }
 
 /** Starts `serve` (with `args`) on a free port and waits (at most `timeoutMs`) for its "listening" line. */
-export async function startServer(env: Record<string, string>, program: Program = FROM_SOURCE, timeoutMs = 10_000, args: string[] = []): Promise<ServerProcess> {
+export async function startServer(
+  env: Record<string, string>,
+  program: Program = FROM_SOURCE,
+  timeoutMs = 10_000,
+  args: string[] = [],
+): Promise<ServerProcess> {
   const proc = Bun.spawn([...program.command, 'serve', ...args], {
     cwd: program.cwd,
     env: { ...process.env, PORT: '0', HOST: '127.0.0.1', ...env },
@@ -115,7 +133,10 @@ export interface FreshServer {
 }
 
 /** Starts `serve` on a new database in a temporary folder. */
-export async function startFreshServer(env: Record<string, string> = {}, prefix = 'animal-store-'): Promise<FreshServer> {
+export async function startFreshServer(
+  env: Record<string, string> = {},
+  prefix = 'animal-store-',
+): Promise<FreshServer> {
   const workspace = tempDir(prefix)
   const db = join(workspace.dir, 'store.sqlite')
   const server = await startServer({ DATABASE_PATH: db, ...env })

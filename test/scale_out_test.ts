@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { eventually, postPet, runCli, startServer, type ServerProcess } from './process_helpers'
+import { eventually, postPet, runCli, type ServerProcess, startServer } from './process_helpers'
 import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from './shared_services'
 
 /**
@@ -28,18 +28,20 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
     return { id: created.id, key: created.key! }
   }
 
-  const get = (server: ServerProcess, path: string, key: string) => fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+  const get = (server: ServerProcess, path: string, key: string) =>
+    fetch(`${server.url}${path}`, { headers: { authorization: `Bearer ${key}` } })
 
   // Hooks of a skipped block would be reported as skipped "(unnamed)" tests, inflating the count.
-  if (SHARED_STORES) beforeAll(async () => {
-    admin = new SQL(TEST_DATABASE_URL!, { max: 1 })
-    await admin`CREATE DATABASE ${admin(database)}`
-    const url = new URL(TEST_DATABASE_URL!)
-    url.pathname = `/${database}`
-    env = { DATABASE_URL: url.toString(), REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'warn' }
-    // The first creates the schema; the other two find it migrated.
-    servers = await Promise.all([1, 2, 3].map(() => startServer(env)))
-  })
+  if (SHARED_STORES)
+    beforeAll(async () => {
+      admin = new SQL(TEST_DATABASE_URL!, { max: 1 })
+      await admin`CREATE DATABASE ${admin(database)}`
+      const url = new URL(TEST_DATABASE_URL!)
+      url.pathname = `/${database}`
+      env = { DATABASE_URL: url.toString(), REDIS_URL: TEST_REDIS_URL!, REDIS_KEY_PREFIX: prefix, LOG_LEVEL: 'warn' }
+      // The first creates the schema; the other two find it migrated.
+      servers = await Promise.all([1, 2, 3].map(() => startServer(env)))
+    })
 
   test('instances started together on an empty database make one first key between them', async () => {
     const printed = servers.filter((server) => /shown only this once/.test(server.stderr()))
@@ -47,12 +49,13 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
     expect((await runCli(['keys', 'list', '--json'], env)).stdout).toContain('"first key"')
   })
 
-  if (SHARED_STORES) afterAll(async () => {
-    await Promise.all(servers.map((server) => server.stop()))
-    await admin`DROP DATABASE IF EXISTS ${admin(database)} WITH (FORCE)`
-    await admin.close()
-    await deleteRedisKeys(prefix)
-  })
+  if (SHARED_STORES)
+    afterAll(async () => {
+      await Promise.all(servers.map((server) => server.stop()))
+      await admin`DROP DATABASE IF EXISTS ${admin(database)} WITH (FORCE)`
+      await admin.close()
+      await deleteRedisKeys(prefix)
+    })
 
   test('one Free key gets exactly 60 answers in a minute in total, spread over all three', async () => {
     const { key } = await newKey('free', 'spread')
@@ -85,7 +88,8 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
 
   test('set-plan and revoke by the CLI reach every instance within a second', async () => {
     const { id, key } = await newKey('pro', 'changing')
-    const limits = () => Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).headers.get('x-ratelimit-limit')))
+    const limits = () =>
+      Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).headers.get('x-ratelimit-limit')))
     expect(await limits()).toEqual(['300', '300', '300'])
 
     await keys('set-plan', String(id), '--plan', 'business')
@@ -95,7 +99,8 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
 
     await keys('revoke', String(id))
     changed = performance.now()
-    const statuses = async () => (await Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).status))).join()
+    const statuses = async () =>
+      (await Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).status))).join()
     expect(await eventually(statuses, '401,401,401', 1000)).toBe('401,401,401')
     expect(performance.now() - changed).toBeLessThan(1000)
   })

@@ -9,8 +9,13 @@ describe('keys are never logged, echoed or stored', () => {
     const workspace = tempDir('animal-store-secrets-')
     try {
       const db = join(workspace.dir, 'store.sqlite')
-      const issue = async (args: string[]) => JSON.parse((await runCli(['keys', 'create', ...args, '--json', '--db', db])).stdout).key as string
-      const keys = [await issue(['--plan', 'free']), await issue(['--plan', 'pro']), await issue(['--plan', 'enterprise', '--rpm', '5', '--rpd', '10'])]
+      const issue = async (args: string[]) =>
+        JSON.parse((await runCli(['keys', 'create', ...args, '--json', '--db', db])).stdout).key as string
+      const keys = [
+        await issue(['--plan', 'free']),
+        await issue(['--plan', 'pro']),
+        await issue(['--plan', 'enterprise', '--rpm', '5', '--rpd', '10']),
+      ]
       const revoked = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
       keys.push(revoked.key)
       await runCli(['keys', 'revoke', String(revoked.id), '--db', db])
@@ -32,8 +37,16 @@ describe('keys are never logged, echoed or stored', () => {
         await send('/v1/pets', { headers: { ...auth, 'x-request-id': key } })
         await send('/v1/pets', { method: 'DELETE', headers: auth })
         await send(`/nowhere/${key}`)
-        await send('/v1/pets', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ [key]: 1 }) })
-        await send('/v1/pets', { method: 'POST', headers: { ...auth, 'content-type': 'application/json' }, body: JSON.stringify({ name: 'Rex', categoryId: 1 }) })
+        await send('/v1/pets', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ [key]: 1 }),
+        })
+        await send('/v1/pets', {
+          method: 'POST',
+          headers: { ...auth, 'content-type': 'application/json' },
+          body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+        })
         await send('/v1/pets', { headers: { authorization: `Basic ${key}` } })
         await send('/v1/pets', { headers: { authorization: `Bearer ${key}x` } })
       }
@@ -46,7 +59,11 @@ describe('keys are never logged, echoed or stored', () => {
       const stored = files.map((name) => readFileSync(join(workspace.dir, name)).toString('latin1')).join('\n')
       for (const key of keys) {
         const secret = key.slice('ask_'.length)
-        for (const [where, text] of [['logs', logs], ['answers', answers.join('\n')], ['database files', stored]] as const) {
+        for (const [where, text] of [
+          ['logs', logs],
+          ['answers', answers.join('\n')],
+          ['database files', stored],
+        ] as const) {
           expect({ where, leaks: text.includes(secret) }).toEqual({ where, leaks: false })
         }
       }
@@ -58,7 +75,9 @@ describe('keys are never logged, echoed or stored', () => {
 
 describe('redactApiKeys', () => {
   test('replaces anything shaped like a key and leaves other text alone', () => {
-    expect(redactApiKeys('GET /v1/pets/ask_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG?x')).toBe('GET /v1/pets/ask_[redacted]?x')
+    expect(redactApiKeys('GET /v1/pets/ask_abcdefghijklmnopqrstuvwxyz0123456789ABCDEFG?x')).toBe(
+      'GET /v1/pets/ask_[redacted]?x',
+    )
     expect(redactApiKeys('ask_short ask_12345678')).toBe('ask_short ask_[redacted]')
     expect(redactApiKeys('no keys here')).toBe('no keys here')
   })

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { eventually, postPet, runCli, startFreshServer, startServer, tempDir, type FreshServer, type ServerProcess } from './process_helpers'
+import {
+  eventually,
+  type FreshServer,
+  postPet,
+  runCli,
+  type ServerProcess,
+  startFreshServer,
+  startServer,
+  tempDir,
+} from './process_helpers'
 
 describe('serve over a real port', () => {
   let fresh: FreshServer
@@ -47,7 +56,8 @@ describe('serve over a real port', () => {
 
   test('refuses a key revoked by the CLI within one second, without a restart', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
-    const status = async () => (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).status
+    const status = async () =>
+      (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).status
     // A key made by another process is taken up within a second, and so is its revocation.
     expect(await eventually(status, 200)).toBe(200)
     expect((await runCli(['keys', 'revoke', String(created.id), '--db', db])).code).toBe(0)
@@ -56,7 +66,10 @@ describe('serve over a real port', () => {
 
   test('applies a plan change made by the CLI within one second', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
-    const limit = async () => (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).headers.get('x-ratelimit-limit')
+    const limit = async () =>
+      (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${created.key}` } })).headers.get(
+        'x-ratelimit-limit',
+      )
     expect(await eventually(limit, '60')).toBe('60')
     expect((await runCli(['keys', 'set-plan', String(created.id), '--plan', 'business', '--db', db])).code).toBe(0)
     expect(await eventually(limit, '1000')).toBe('1000')

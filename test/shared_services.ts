@@ -1,13 +1,13 @@
-import { RedisClient, SQL } from 'bun'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { RedisClient, SQL } from 'bun'
 import { openPostgres } from '../src/db/postgres'
 import { PostgresKeyStore } from '../src/keys/postgres_store'
 import { createLogger } from '../src/log'
 import { PostgresPetStore } from '../src/pets/postgres_store'
 import { MemoryRateLimiter } from '../src/ratelimit/limiter'
-import { RedisRateLimiter, type RedisFailureMode } from '../src/ratelimit/redis_limiter'
+import { type RedisFailureMode, RedisRateLimiter } from '../src/ratelimit/redis_limiter'
 
 /**
  * The PostgreSQL and Redis servers the shared-store suites run against.
@@ -22,7 +22,8 @@ export const TEST_REDIS_URL = process.env.TEST_REDIS_URL || undefined
 export const SHARED_STORES = TEST_DATABASE_URL !== undefined && TEST_REDIS_URL !== undefined
 
 if (!SHARED_STORES) {
-  if (process.env.REQUIRE_SHARED_STORES) throw new Error('REQUIRE_SHARED_STORES is set but TEST_DATABASE_URL or TEST_REDIS_URL is not')
+  if (process.env.REQUIRE_SHARED_STORES)
+    throw new Error('REQUIRE_SHARED_STORES is set but TEST_DATABASE_URL or TEST_REDIS_URL is not')
   console.warn(
     '\n*** SKIPPING the PostgreSQL + Redis suites: TEST_DATABASE_URL and TEST_REDIS_URL are not set.\n' +
       '*** Start throwaway servers with `bash .ci/services start /tmp/animal-store-services` and export what it prints,\n' +
@@ -49,7 +50,10 @@ export async function deleteRedisKeys(prefix: string): Promise<void> {
   redisAdmin ??= new RedisClient(TEST_REDIS_URL!)
   let cursor = '0'
   do {
-    const [next, keys] = (await redisAdmin.send('SCAN', [cursor, 'MATCH', `${prefix}:*`, 'COUNT', '1000'])) as [string, string[]]
+    const [next, keys] = (await redisAdmin.send('SCAN', [cursor, 'MATCH', `${prefix}:*`, 'COUNT', '1000'])) as [
+      string,
+      string[],
+    ]
     if (keys.length > 0) await redisAdmin.send('UNLINK', keys)
     cursor = next
   } while (cursor !== '0')
@@ -74,7 +78,9 @@ export async function postgresTestStores() {
 }
 
 /** A Redis limiter under a fresh key prefix; `cleanup` closes it and deletes its keys. */
-export async function redisTestLimiter(options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number } = {}) {
+export async function redisTestLimiter(
+  options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number } = {},
+) {
   const prefix = uniqueName('test')
   const logs: Record<string, unknown>[] = []
   const limiter = new RedisRateLimiter({
@@ -103,10 +109,13 @@ export async function startPrivateRedis() {
   const url = `redis://127.0.0.1:${port}`
   let proc: ReturnType<typeof Bun.spawn> | undefined
   const start = async () => {
-    proc = Bun.spawn(['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
-      stdout: 'ignore',
-      stderr: 'ignore',
-    })
+    proc = Bun.spawn(
+      ['redis-server', '--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      {
+        stdout: 'ignore',
+        stderr: 'ignore',
+      },
+    )
     const client = new RedisClient(url, { autoReconnect: false, connectionTimeout: 200 })
     for (let attempt = 0; ; attempt++) {
       try {
@@ -143,13 +152,18 @@ const SERVICES_SCRIPT = join(import.meta.dir, '..', '.ci', 'services')
  */
 export async function startPrivatePostgres() {
   const dir = mkdtempSync(join(tmpdir(), 'animal-store-pg-'))
-  const started = Bun.spawnSync(['bash', SERVICES_SCRIPT, 'start', dir], { env: { ...process.env, PG_PORT: '47432', REDIS_PORT: '47379' } })
+  const started = Bun.spawnSync(['bash', SERVICES_SCRIPT, 'start', dir], {
+    env: { ...process.env, PG_PORT: '47432', REDIS_PORT: '47379' },
+  })
   if (started.exitCode !== 0) throw new Error(`.ci/services start failed:\n${started.stderr.toString()}`)
   const url = /^export DATABASE_URL=(\S+)$/m.exec(started.stdout.toString())![1]!
   const port = new URL(url).port
-  const bin = Bun.spawnSync(['bash', '-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1']).stdout.toString().trim()
+  const bin = Bun.spawnSync(['bash', '-c', 'ls -d /usr/lib/postgresql/*/bin | sort -V | tail -n 1'])
+    .stdout.toString()
+    .trim()
   // As .ci/services runs it: PostgreSQL refuses to run as root.
-  const asPostgres = (command: string[]) => (process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command)
+  const asPostgres = (command: string[]) =>
+    process.getuid?.() === 0 ? ['runuser', '-u', 'postgres', '--', ...command] : command
   const pgCtl = (...args: string[]) => {
     const result = Bun.spawnSync(asPostgres([`${bin}/pg_ctl`, '-D', join(dir, 'pg'), '-w', ...args]))
     if (result.exitCode !== 0) throw new Error(`pg_ctl ${args[0]} failed:\n${result.stderr.toString()}`)
@@ -157,7 +171,8 @@ export async function startPrivatePostgres() {
   return {
     url,
     stop: () => pgCtl('stop', '-m', 'fast'),
-    start: () => pgCtl('start', '-l', join(dir, 'pg', 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`),
+    start: () =>
+      pgCtl('start', '-l', join(dir, 'pg', 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`),
     async cleanup() {
       Bun.spawnSync(['bash', SERVICES_SCRIPT, 'stop', dir])
       rmSync(dir, { recursive: true, force: true })

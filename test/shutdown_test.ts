@@ -41,7 +41,9 @@ describe('SIGTERM', () => {
       expect(outcomes.notAccepted).toBe(8)
       expect(outcomes.created).toBeGreaterThan(0)
       // Every pet the server stored was answered with its 201: no accepted request went unanswered.
-      const stored = new Database(path, { readonly: true }).query('SELECT count(*) AS n FROM pets').get() as { n: number }
+      const stored = new Database(path, { readonly: true }).query('SELECT count(*) AS n FROM pets').get() as {
+        n: number
+      }
       expect(stored.n).toBe(outcomes.created)
       expect(server.stderr()).toContain('SIGTERM: finishing in-flight requests')
     } finally {
@@ -58,7 +60,9 @@ describe('SIGINT', () => {
       server.proc.kill('SIGINT')
       expect(await server.proc.exited).toBe(0)
       // stderr is read as it comes; give the last line a moment to arrive.
-      expect(await eventually(async () => server.stderr().includes('SIGINT: finishing in-flight requests'), true)).toBe(true)
+      expect(await eventually(async () => server.stderr().includes('SIGINT: finishing in-flight requests'), true)).toBe(
+        true,
+      )
     } finally {
       await cleanup()
     }

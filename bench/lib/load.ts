@@ -69,7 +69,11 @@ export async function recordAnswer(url: string, scenario: Scenario, context: Sce
   let [request] = scenario.requests(context)
   if (!request) throw new Error(`${scenario.name} has no request`)
   if (request.setupRequest) request = request.setupRequest({ ...request }, {})
-  const response = await fetch(url + request.path, { method: request.method, headers: request.headers, body: request.body })
+  const response = await fetch(url + request.path, {
+    method: request.method,
+    headers: request.headers,
+    body: request.body,
+  })
   const skip = new Set(['date', 'content-length', 'connection', 'keep-alive', 'transfer-encoding'])
   return {
     status: response.status,

@@ -16,7 +16,12 @@ export interface Started {
 }
 
 /** Spawns `command` on CPU 0 (when pinning is possible) and waits for `ready` to match its output. */
-export async function spawnPinned(command: string[], env: Record<string, string>, ready: RegExp, timeoutMs = 60_000): Promise<Started & { match: RegExpExecArray }> {
+export async function spawnPinned(
+  command: string[],
+  env: Record<string, string>,
+  ready: RegExp,
+  timeoutMs = 60_000,
+): Promise<Started & { match: RegExpExecArray }> {
   const proc = Bun.spawn(canPin ? ['taskset', '-c', '0', ...command] : command, {
     env: { ...process.env, ...env },
     stdin: 'ignore',

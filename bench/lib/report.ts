@@ -41,7 +41,19 @@ const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 
 /** The results as an aligned text table (also valid Markdown). */
 export function table(results: ScenarioResult[]): string {
   const rows = [
-    ['scenario', 'pets', 'req/s', 'ratio to raw', 'ratio (wrk)', 'p50 ms', 'p99 ms', 'errors', 'non-2xx', 'wrong', 'RSS MB before/after'],
+    [
+      'scenario',
+      'pets',
+      'req/s',
+      'ratio to raw',
+      'ratio (wrk)',
+      'p50 ms',
+      'p99 ms',
+      'errors',
+      'non-2xx',
+      'wrong',
+      'RSS MB before/after',
+    ],
     ...results.map((r) => [
       r.scenario,
       r.pets.toLocaleString('en'),

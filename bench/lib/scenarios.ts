@@ -51,7 +51,11 @@ interface PetLike {
 }
 
 /** Status, rate-limit headers, and (on a sample) a page that is ascending, of the right size and above `after`. */
-function pageCheck(expected: { size: (answer: Answer) => number; status?: string; firstId?: (answer: Answer) => number }) {
+function pageCheck(expected: {
+  size: (answer: Answer) => number
+  status?: string
+  firstId?: (answer: Answer) => number
+}) {
   return (answer: Answer, full: boolean): string | undefined => {
     if (answer.status !== 200) return `status ${answer.status}`
     const headers = rateLimitHeaders(answer)
@@ -96,7 +100,9 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'filtered list',
     what: 'GET /v1/pets?status=available&limit=100',
-    requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(keys.unlimited) }],
+    requests: ({ keys }) => [
+      { method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(keys.unlimited) },
+    ],
     check: pageCheck({ size: () => 100, status: 'available' }),
   },
   {
@@ -108,13 +114,22 @@ export const SCENARIOS: Scenario[] = [
   {
     name: 'deep page',
     what: 'GET /v1/pets?limit=20&after=<25 before the end>',
-    requests: ({ keys, pets }) => [{ method: 'GET', path: `/v1/pets?limit=20&after=${pets - 25}`, headers: auth(keys.unlimited) }],
+    requests: ({ keys, pets }) => [
+      { method: 'GET', path: `/v1/pets?limit=20&after=${pets - 25}`, headers: auth(keys.unlimited) },
+    ],
     check: (answer, full, { pets }) => pageCheck({ size: () => 20, firstId: () => pets - 24 })(answer, full),
   },
   {
     name: 'create',
     what: 'POST /v1/pets (default durability, synchronous=NORMAL)',
-    requests: ({ keys }) => [{ method: 'POST', path: '/v1/pets', headers: { ...auth(keys.unlimited), ...json }, body: '{"name":"Bench","categoryId":3}' }],
+    requests: ({ keys }) => [
+      {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { ...auth(keys.unlimited), ...json },
+        body: '{"name":"Bench","categoryId":3}',
+      },
+    ],
     check: (answer, full) => {
       if (answer.status !== 201) return `status ${answer.status}`
       if (!answer.headers.location) return 'no Location'
@@ -127,7 +142,12 @@ export const SCENARIOS: Scenario[] = [
     name: '429 path',
     what: 'GET /v1/pets with a Free key far over its limit',
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.free) }],
-    check: (answer) => (answer.status !== 429 ? `status ${answer.status}` : !answer.headers['retry-after'] ? 'no Retry-After' : rateLimitHeaders(answer)),
+    check: (answer) =>
+      answer.status !== 429
+        ? `status ${answer.status}`
+        : !answer.headers['retry-after']
+          ? 'no Retry-After'
+          : rateLimitHeaders(answer),
   },
   {
     name: '401 path',
@@ -148,15 +168,26 @@ export const SCENARIOS: Scenario[] = [
         },
       },
     ],
-    check: (answer) => (answer.status !== 401 ? `status ${answer.status}` : !answer.headers['www-authenticate'] ? 'no WWW-Authenticate' : rateLimitHeaders(answer)),
+    check: (answer) =>
+      answer.status !== 401
+        ? `status ${answer.status}`
+        : !answer.headers['www-authenticate']
+          ? 'no WWW-Authenticate'
+          : rateLimitHeaders(answer),
   },
   {
     name: 'mixed 90/10',
     what: 'nine GET /v1/pets?limit=20 for each POST /v1/pets',
     requests: ({ keys }) => [
       ...Array.from({ length: 9 }, () => ({ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) })),
-      { method: 'POST', path: '/v1/pets', headers: { ...auth(keys.unlimited), ...json }, body: '{"name":"Bench","categoryId":3}' },
+      {
+        method: 'POST',
+        path: '/v1/pets',
+        headers: { ...auth(keys.unlimited), ...json },
+        body: '{"name":"Bench","categoryId":3}',
+      },
     ],
-    check: (answer) => (answer.status !== 200 && answer.status !== 201 ? `status ${answer.status}` : rateLimitHeaders(answer)),
+    check: (answer) =>
+      answer.status !== 200 && answer.status !== 201 ? `status ${answer.status}` : rateLimitHeaders(answer),
   },
 ]

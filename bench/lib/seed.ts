@@ -24,7 +24,12 @@ export async function seedDatabase(path: string, pets: number): Promise<BenchKey
     for (let i = 1; i <= pets; i++) insert.run(`pet ${i}`, 1 + (i % 97), STATUSES[i % 3]!)
   })()
   const keys = new SqliteKeyStore(db)
-  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1_000_000_000, rpd: 1_000_000_000_000 })
+  const unlimited = await issueKey(keys, {
+    name: 'bench',
+    plan: 'enterprise',
+    rpm: 1_000_000_000,
+    rpd: 1_000_000_000_000,
+  })
   const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
   db.close()
   return { unlimited: unlimited.secret, free: free.secret }
@@ -35,7 +40,11 @@ export async function seedDatabase(path: string, pets: number): Promise<BenchKey
  * `pets` pets (statuses in turn, as in SQLite) and the bench's keys. Returns
  * the keys and the new database's URL.
  */
-export async function seedPostgres(serverUrl: string, database: string, pets: number): Promise<{ keys: BenchKeys; url: string }> {
+export async function seedPostgres(
+  serverUrl: string,
+  database: string,
+  pets: number,
+): Promise<{ keys: BenchKeys; url: string }> {
   const admin = new SQL(serverUrl, { max: 1 })
   await admin`CREATE DATABASE ${admin(database)}`
   await admin.close()
@@ -48,7 +57,12 @@ export async function seedPostgres(serverUrl: string, database: string, pets: nu
     FROM generate_series(1, ${pets}::bigint) AS i`
   await sql`ANALYZE pets`
   const keys = await PostgresKeyStore.open(sql)
-  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1_000_000_000, rpd: 1_000_000_000_000 })
+  const unlimited = await issueKey(keys, {
+    name: 'bench',
+    plan: 'enterprise',
+    rpm: 1_000_000_000,
+    rpd: 1_000_000_000_000,
+  })
   const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
   await sql.close()
   return { keys: { unlimited: unlimited.secret, free: free.secret }, url: url.toString() }

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { errorBody, type ErrorBody } from '../errors'
+import { type ErrorBody, errorBody } from '../errors'
 import { clientAddress } from '../http/client_address'
 import { authenticate, refusalReason } from '../keys/authenticate'
 import { PLAN_LIMITS } from '../keys/plans'
@@ -27,7 +27,7 @@ export interface ApiGuardOptions {
 
 /** Whether a path belongs to the versioned API, which needs a key. */
 export function isApiPath(path: string): boolean {
-  return path.startsWith('/v1') && (path.length === 3 || path.charCodeAt(3) === 47 /* "/" */)
+  return path.startsWith('/v1') && (path.length === 3 || path.charCodeAt(3) === 47) /* "/" */
 }
 
 /**
@@ -48,7 +48,11 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, keyI
     // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
       ? limiter.consume(keySubject(key.id), key, clock())
-      : limiter.consume(addressSubject(clientAddress(request, socketAddress(request), trustProxy)), PLAN_LIMITS.free, clock())
+      : limiter.consume(
+          addressSubject(clientAddress(request, socketAddress(request), trustProxy)),
+          PLAN_LIMITS.free,
+          clock(),
+        )
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
       if (refusal !== undefined || key !== undefined) return refusal

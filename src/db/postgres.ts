@@ -30,7 +30,10 @@ export async function openPostgres(url: string, { max = 10, schema }: PostgresOp
       await setup.close()
     }
   }
-  const connection: Record<string, string | number> = { application_name: 'animal-store', statement_timeout: STATEMENT_TIMEOUT_MS }
+  const connection: Record<string, string | number> = {
+    application_name: 'animal-store',
+    statement_timeout: STATEMENT_TIMEOUT_MS,
+  }
   if (schema !== undefined) connection.search_path = schema
   const sql = new SQL(url, { max, connection, connectionTimeout: 5 })
   try {
@@ -99,7 +102,8 @@ export async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (databaseUnavailable(error)) throw new HttpError(503, 'unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
+    if (databaseUnavailable(error))
+      throw new HttpError(503, 'unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
     throw error
   }
 }

@@ -45,7 +45,11 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
   createPet: {
     '201': {
       description: 'The stored animal, with the id the service assigned',
-      headers: { ...EVERY_RESPONSE_HEADERS, Location: ref('headers', 'Location'), 'Idempotent-Replayed': ref('headers', 'IdempotentReplayed') },
+      headers: {
+        ...EVERY_RESPONSE_HEADERS,
+        Location: ref('headers', 'Location'),
+        'Idempotent-Replayed': ref('headers', 'IdempotentReplayed'),
+      },
       content: { 'application/json': { schema: ref('schemas', 'Pet') } },
     },
     '400': ref('responses', 'InvalidRequest'),
@@ -68,9 +72,21 @@ const OPERATION_RESPONSES: Record<string, Record<string, unknown>> = {
       headers: { ...EVERY_RESPONSE_HEADERS, ...GET_PET_HEADERS },
       content: { 'application/json': { schema: ref('schemas', 'Pet') } },
     },
-    '400': errorResponse('invalid_request: the id is not an integer from 1 to 2^53 - 1', 'invalid_request', 400, '"petId" must be an integer from 1 to 9007199254740991', GET_PET_HEADERS),
+    '400': errorResponse(
+      'invalid_request: the id is not an integer from 1 to 2^53 - 1',
+      'invalid_request',
+      400,
+      '"petId" must be an integer from 1 to 9007199254740991',
+      GET_PET_HEADERS,
+    ),
     '401': ref('responses', 'Unauthorized'),
-    '404': errorResponse('not_found: no animal has this id', 'not_found', 404, 'Pet 42 does not exist', GET_PET_HEADERS),
+    '404': errorResponse(
+      'not_found: no animal has this id',
+      'not_found',
+      404,
+      'Pet 42 does not exist',
+      GET_PET_HEADERS,
+    ),
     '429': ref('responses', 'TooManyRequests'),
     '500': ref('responses', 'InternalError'),
     '503': ref('responses', 'RateLimiterUnavailable'),
@@ -105,7 +121,12 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
       description: DESCRIPTION,
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
-    servers: [{ url: `${publicUrl ?? ''}${API_PREFIX}`, description: publicUrl ? 'This service' : 'This service, relative to this document' }],
+    servers: [
+      {
+        url: `${publicUrl ?? ''}${API_PREFIX}`,
+        description: publicUrl ? 'This service' : 'This service, relative to this document',
+      },
+    ],
     security: [{ bearerAuth: [] }],
     tags: [{ name: 'pets', description: 'The animals of the store' }],
     paths,
@@ -135,7 +156,11 @@ function completeOperation(operation: Operation): void {
   operation.security = [{ bearerAuth: [] }]
   // Elysia sees header names lower-cased; the document spells them as people do.
   for (const parameter of (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
-    if (parameter.in === 'header') parameter.name = parameter.name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
+    if (parameter.in === 'header')
+      parameter.name = parameter.name.replace(
+        /(^|-)([a-z])/g,
+        (_, dash: string, letter: string) => dash + letter.toUpperCase(),
+      )
   }
   operation.responses = OPERATION_RESPONSES[id] as OpenAPIV3_1.ResponsesObject
   // The generator cannot see through a custom parse hook, so it leaves the body's media type empty.
@@ -157,7 +182,8 @@ function plain(schema: object): Schema {
 function useStatusRef(document: Document): Document {
   const status = JSON.stringify(plain(PetStatus))
   return JSON.parse(JSON.stringify(document), (key, value) => {
-    if (key !== 'PetStatus' && value && typeof value === 'object' && JSON.stringify(value) === status) return ref('schemas', 'PetStatus')
+    if (key !== 'PetStatus' && value && typeof value === 'object' && JSON.stringify(value) === status)
+      return ref('schemas', 'PetStatus')
     return value
   }) as Document
 }
@@ -177,22 +203,45 @@ function errorResponse(
 }
 
 type Header = OpenAPIV3_1.HeaderObject
-const integerHeader = (description: string, example: number, minimum = 0): Header => ({ description, schema: { type: 'integer', minimum }, example })
-const stringHeader = (description: string, example: string): Header => ({ description, schema: { type: 'string' }, example })
+const integerHeader = (description: string, example: number, minimum = 0): Header => ({
+  description,
+  schema: { type: 'integer', minimum },
+  example,
+})
+const stringHeader = (description: string, example: string): Header => ({
+  description,
+  schema: { type: 'string' },
+  example,
+})
 
 const HEADERS = {
-  XRateLimitLimit: integerHeader('The limit of the window described: the minute, or the UTC day when it has fewer requests left', 60),
+  XRateLimitLimit: integerHeader(
+    'The limit of the window described: the minute, or the UTC day when it has fewer requests left',
+    60,
+  ),
   XRateLimitRemaining: integerHeader('Requests left in that window', 59),
   XRateLimitReset: integerHeader('Unix time (seconds) at which that window ends', 1795262460),
-  XRequestId: stringHeader("The request's id: the caller's X-Request-Id when it is a sane token, else a new one; also in the log line", '6f1c9a0e-2bq'),
+  XRequestId: stringHeader(
+    "The request's id: the caller's X-Request-Id when it is a sane token, else a new one; also in the log line",
+    '6f1c9a0e-2bq',
+  ),
   RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
   WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
-  IdempotentReplayed: stringHeader('"true" when this 201 replays the create an earlier request with the same Idempotency-Key made', 'true'),
-  NextLink: stringHeader('Present when more animals follow: the next page (RFC 8288)', '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"'),
+  IdempotentReplayed: stringHeader(
+    '"true" when this 201 replays the create an earlier request with the same Idempotency-Key made',
+    'true',
+  ),
+  NextLink: stringHeader(
+    'Present when more animals follow: the next page (RFC 8288)',
+    '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"',
+  ),
   Deprecation: stringHeader('When the operation was deprecated (RFC 9745)', '@1795219200'),
   Sunset: stringHeader('When the operation goes away (RFC 8594)', 'Thu, 05 Dec 2030 00:00:00 GMT'),
-  SuccessorLink: stringHeader('The replacement operation', '<https://api.example.com/v1/pets>; rel="successor-version"'),
+  SuccessorLink: stringHeader(
+    'The replacement operation',
+    '<https://api.example.com/v1/pets>; rel="successor-version"',
+  ),
 }
 
 const RESPONSES = {
@@ -202,11 +251,27 @@ const RESPONSES = {
     400,
     '"limit" must be an integer from 1 to 100',
   ),
-  Unauthorized: errorResponse('unauthorized: the API key is missing, malformed, unknown or revoked', 'unauthorized', 401, 'The API key is unknown or revoked', {
-    'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
-  }),
-  PayloadTooLarge: errorResponse(`payload_too_large: the body is over ${MAX_BODY_BYTES} bytes`, 'payload_too_large', 413, `Request body must not exceed ${MAX_BODY_BYTES} bytes`),
-  UnsupportedMediaType: errorResponse('unsupported_media_type: the body is not application/json', 'unsupported_media_type', 415, 'Content-Type must be application/json'),
+  Unauthorized: errorResponse(
+    'unauthorized: the API key is missing, malformed, unknown or revoked',
+    'unauthorized',
+    401,
+    'The API key is unknown or revoked',
+    {
+      'WWW-Authenticate': ref('headers', 'WWWAuthenticate'),
+    },
+  ),
+  PayloadTooLarge: errorResponse(
+    `payload_too_large: the body is over ${MAX_BODY_BYTES} bytes`,
+    'payload_too_large',
+    413,
+    `Request body must not exceed ${MAX_BODY_BYTES} bytes`,
+  ),
+  UnsupportedMediaType: errorResponse(
+    'unsupported_media_type: the body is not application/json',
+    'unsupported_media_type',
+    415,
+    'Content-Type must be application/json',
+  ),
   TooManyRequests: errorResponse(
     'rate_limit_exceeded, or key_banned after hammering: wait Retry-After seconds',
     'rate_limit_exceeded',
@@ -214,7 +279,12 @@ const RESPONSES = {
     'Rate limit of 60 requests per minute exceeded; retry after 12 s',
     { 'Retry-After': ref('headers', 'RetryAfter') },
   ),
-  InternalError: errorResponse('internal_error: something unexpected; details are logged, never sent', 'internal_error', 500, 'Internal server error'),
+  InternalError: errorResponse(
+    'internal_error: something unexpected; details are logged, never sent',
+    'internal_error',
+    500,
+    'Internal server error',
+  ),
   RateLimiterUnavailable: errorResponse(
     'rate_limiter_unavailable: only with REDIS_URL and REDIS_FAILURE_MODE=closed, while Redis does not answer',
     'rate_limiter_unavailable',

@@ -1,6 +1,6 @@
-import { Elysia, type AnyElysia } from 'elysia'
-import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import { type AnyElysia, Elysia } from 'elysia'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
+import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import { buildOpenApiDocument } from './openapi'
 
 /** What the docs routes need. */
@@ -60,12 +60,15 @@ export function docsRoutes({ app, publicUrl }: DocsOptions) {
       '/docs',
       ({ request }) => {
         // "/docs/" would resolve the page's relative URLs one folder too deep.
-        if (new URL(request.url).pathname.endsWith('/')) return new Response(null, { status: 308, headers: { location: '../docs' } })
+        if (new URL(request.url).pathname.endsWith('/'))
+          return new Response(null, { status: 308, headers: { location: '../docs' } })
         return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
       },
       { detail: { hide: true } },
     )
-    .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), { detail: { hide: true } })
+    .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), {
+      detail: { hide: true },
+    })
     .get('/docs/swagger-ui.css', () => asset(swaggerCss, 'text/css; charset=utf-8'), { detail: { hide: true } })
 }
 

@@ -51,7 +51,8 @@ function keepNumbersExact(key: string, value: unknown, context?: { source?: stri
   if (key in Object.prototype) throw new HttpError(400, 'invalid_request', `"${key}" is not an accepted property`)
   if (typeof value === 'string') {
     // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
-    if (!value.isWellFormed()) throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+    if (!value.isWellFormed())
+      throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
     // PostgreSQL's text cannot hold U+0000; refused on every store so the API does not depend on the store.
     if (value.includes('\u0000')) throw new HttpError(400, 'invalid_request', `"${key}" must not contain U+0000 (NUL)`)
   }

@@ -25,7 +25,11 @@ export function requestBounds() {
     const target = url.length - pathStart(url)
     if (target > MAX_TARGET_BYTES) {
       set.status = 414
-      return errorBody(414, 'uri_too_long', `The request target is ${target} bytes; at most ${MAX_TARGET_BYTES} are accepted`)
+      return errorBody(
+        414,
+        'uri_too_long',
+        `The request target is ${target} bytes; at most ${MAX_TARGET_BYTES} are accepted`,
+      )
     }
     let headerBytes = 0
     request.headers.forEach((value, name) => {
@@ -33,7 +37,11 @@ export function requestBounds() {
     })
     if (headerBytes > MAX_HEADER_BYTES) {
       set.status = 431
-      return errorBody(431, 'headers_too_large', `The request headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted`)
+      return errorBody(
+        431,
+        'headers_too_large',
+        `The request headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted`,
+      )
     }
   })
 }

@@ -12,7 +12,9 @@ let issued = 0
 
 /** The request id to answer with: the caller's when it is a sane token (and not a key), else a new one. */
 function requestIdFor(header: string | null): string {
-  return header !== null && SANE_REQUEST_ID.test(header) && !containsApiKey(header) ? header : ID_PREFIX + (++issued).toString(36)
+  return header !== null && SANE_REQUEST_ID.test(header) && !containsApiKey(header)
+    ? header
+    : ID_PREFIX + (++issued).toString(36)
 }
 
 /** What the request log needs. */
@@ -29,25 +31,23 @@ export interface RequestLogOptions {
  */
 export function requestLog({ logger, keyIds }: RequestLogOptions) {
   const logging = logger.enabled('info')
-  return new Elysia({ name: 'request-log' }).wrap(
-    (handle) => (request: Request) => {
-      const started = logging ? performance.now() : 0
-      const requestId = requestIdFor(request.headers.get('x-request-id'))
-      const finish = (response: Response): Response => {
-        response.headers.set('x-request-id', requestId)
-        if (!logging) return response
-        logger.info('request', {
-          method: request.method,
-          path: pathOf(request.url),
-          status: response.status,
-          durationMs: Math.round((performance.now() - started) * 1000) / 1000,
-          requestId,
-          keyId: keyIds.get(request),
-        })
-        return response
-      }
-      const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-      return result instanceof Promise ? result.then(finish) : finish(result)
-    },
-  )
+  return new Elysia({ name: 'request-log' }).wrap((handle) => (request: Request) => {
+    const started = logging ? performance.now() : 0
+    const requestId = requestIdFor(request.headers.get('x-request-id'))
+    const finish = (response: Response): Response => {
+      response.headers.set('x-request-id', requestId)
+      if (!logging) return response
+      logger.info('request', {
+        method: request.method,
+        path: pathOf(request.url),
+        status: response.status,
+        durationMs: Math.round((performance.now() - started) * 1000) / 1000,
+        requestId,
+        keyId: keyIds.get(request),
+      })
+      return response
+    }
+    const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
+    return result instanceof Promise ? result.then(finish) : finish(result)
+  })
 }

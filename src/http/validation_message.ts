@@ -1,6 +1,6 @@
-import type { ValidationError } from 'elysia'
-import { ValueErrorType } from '@sinclair/typebox/errors'
 import type { TSchema } from '@sinclair/typebox'
+import { ValueErrorType } from '@sinclair/typebox/errors'
+import type { ValidationError } from 'elysia'
 
 /**
  * Turns a schema validation failure into one sentence that names the field
@@ -34,10 +34,16 @@ function describeSchema(schema: TSchema): string {
     case 'number':
       return `a number${range(schema.minimum, schema.maximum)}`
     case 'string': {
-      const length = schema.minLength !== undefined || schema.maxLength !== undefined
-        ? ` of ${schema.minLength ?? 0} to ${schema.maxLength ?? 'any number of'} characters`
-        : ''
-      const pattern = schema.pattern === NOT_BLANK ? ', not only white space' : schema.pattern === PRINTABLE_ASCII ? ' of printable ASCII' : ''
+      const length =
+        schema.minLength !== undefined || schema.maxLength !== undefined
+          ? ` of ${schema.minLength ?? 0} to ${schema.maxLength ?? 'any number of'} characters`
+          : ''
+      const pattern =
+        schema.pattern === NOT_BLANK
+          ? ', not only white space'
+          : schema.pattern === PRINTABLE_ASCII
+            ? ' of printable ASCII'
+            : ''
       return `a string${length}${pattern}`
     }
     case 'object':

@@ -1,7 +1,7 @@
 import { parseArgs } from 'node:util'
-import { issueKey } from './issue'
-import { isPlan, limitsFor, PLANS, type Limits, type Plan } from './plans'
 import type { Stores } from '../stores'
+import { issueKey } from './issue'
+import { isPlan, type Limits, limitsFor, PLANS, type Plan } from './plans'
 import type { ApiKey, KeyStore } from './store'
 
 /** Where a command writes: data on `out`, everything for people on `err`. */
@@ -32,7 +32,11 @@ const OPTIONS = {
  * arguments are known to be good, with the `--db` path when one was given,
  * and what it opened is closed before the command returns.
  */
-export async function runKeysCommand(args: string[], openStores: (dbPath: string | undefined) => Promise<Stores>, io: Io): Promise<number> {
+export async function runKeysCommand(
+  args: string[],
+  openStores: (dbPath: string | undefined) => Promise<Stores>,
+  io: Io,
+): Promise<number> {
   const [command, ...rest] = args
   const { values, positionals } = parse(rest)
   let stores: Stores | undefined
@@ -59,8 +63,14 @@ async function run(
       const name = values.name ?? 'default'
       if (name.trim() === '' || name.length > 255) throw new UsageError('--name must be 1 to 255 characters')
       const { key, secret } = await issueKey(await store(), { name, plan, ...limits })
-      io.out(values.json ? JSON.stringify({ id: key.id, key: secret, name: key.name, plan: key.plan, rpm: key.rpm, rpd: key.rpd }) : secret)
-      io.err(`Created key ${key.id} "${key.name}" on the ${key.plan} plan (${describeLimits(key)}). It is shown only this once.`)
+      io.out(
+        values.json
+          ? JSON.stringify({ id: key.id, key: secret, name: key.name, plan: key.plan, rpm: key.rpm, rpd: key.rpd })
+          : secret,
+      )
+      io.err(
+        `Created key ${key.id} "${key.name}" on the ${key.plan} plan (${describeLimits(key)}). It is shown only this once.`,
+      )
       return 0
     }
     case 'list': {
@@ -76,7 +86,9 @@ async function run(
       const key = await keys.revoke(id)
       if (!key) return failed(io, `No key with id ${id}`)
       if (values.json) io.out(JSON.stringify(key))
-      io.err(`Key ${key.id} "${key.name}" is revoked (since ${key.revokedAt}); a running server refuses it within a second.`)
+      io.err(
+        `Key ${key.id} "${key.name}" is revoked (since ${key.revokedAt}); a running server refuses it within a second.`,
+      )
       return 0
     }
     case 'set-plan': {
@@ -85,7 +97,11 @@ async function run(
       const limits = limitsOption(plan, values)
       const keys = await store()
       const key = await keys.setPlan(id, plan, limits)
-      if (!key) return failed(io, (await keys.get(id)) ? `Key ${id} is revoked; its plan cannot change` : `No key with id ${id}`)
+      if (!key)
+        return failed(
+          io,
+          (await keys.get(id)) ? `Key ${id} is revoked; its plan cannot change` : `No key with id ${id}`,
+        )
       if (values.json) io.out(JSON.stringify(key))
       io.err(`Key ${key.id} "${key.name}" is now on the ${key.plan} plan (${describeLimits(key)}).`)
       return 0
@@ -151,5 +167,10 @@ function table(keys: ApiKey[]): string[] {
     ...keys.map((k) => [String(k.id), k.name, k.plan, String(k.rpm), String(k.rpd), k.createdAt, k.revokedAt ?? '-']),
   ]
   const widths = rows[0]!.map((_, column) => Math.max(...rows.map((row) => row[column]!.length)))
-  return rows.map((row) => row.map((cell, column) => cell.padEnd(widths[column]!)).join('  ').trimEnd())
+  return rows.map((row) =>
+    row
+      .map((cell, column) => cell.padEnd(widths[column]!))
+      .join('  ')
+      .trimEnd(),
+  )
 }

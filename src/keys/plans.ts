@@ -27,9 +27,13 @@ export function isPlan(value: string): value is Plan {
 export function limitsFor(plan: Plan, custom: Partial<Limits>): Limits {
   const given = custom.rpm !== undefined || custom.rpd !== undefined
   if (plan !== 'enterprise') {
-    if (given) throw new RangeError(`--rpm and --rpd are only for the enterprise plan; ${plan} has ${PLAN_LIMITS[plan].rpm}/min and ${PLAN_LIMITS[plan].rpd}/day`)
+    if (given)
+      throw new RangeError(
+        `--rpm and --rpd are only for the enterprise plan; ${plan} has ${PLAN_LIMITS[plan].rpm}/min and ${PLAN_LIMITS[plan].rpd}/day`,
+      )
     return { ...PLAN_LIMITS[plan] }
   }
-  if (custom.rpm === undefined || custom.rpd === undefined) throw new RangeError('The enterprise plan needs both --rpm and --rpd')
+  if (custom.rpm === undefined || custom.rpd === undefined)
+    throw new RangeError('The enterprise plan needs both --rpm and --rpd')
   return { rpm: custom.rpm, rpd: custom.rpd }
 }

@@ -68,7 +68,8 @@ export class PostgresKeyStore implements KeyStore {
   }
 
   async #look(): Promise<void> {
-    const [{ changes }]: [{ changes: string }] = await this.#sql`SELECT coalesce(sum(changed), 0)::text AS changes FROM api_keys`
+    const [{ changes }]: [{ changes: string }] = await this
+      .#sql`SELECT coalesce(sum(changed), 0)::text AS changes FROM api_keys`
     if (changes === this.#seenChanges) return
     const rows: KeyRow[] = await this.#sql.unsafe(`SELECT ${COLUMNS} FROM api_keys WHERE revoked_at IS NULL`)
     const byHash = new Map<string, ApiKey>()

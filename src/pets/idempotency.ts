@@ -30,5 +30,7 @@ export interface StoredClaim {
 
 /** What a create whose Idempotency-Key is already claimed gets: the first pet again for the same body, else a conflict. */
 export function answerToClaimed(earlier: StoredClaim, claim: IdempotencyClaim): CreateOutcome {
-  return earlier.requestHash === claim.requestHash ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet } : { kind: 'conflict' }
+  return earlier.requestHash === claim.requestHash
+    ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet }
+    : { kind: 'conflict' }
 }

@@ -81,7 +81,8 @@ export class PostgresPetStore implements PetStore {
   }
 
   async #get(id: number): Promise<Pet | undefined> {
-    const [row]: PetRow[] = await this.#sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`
+    const [row]: PetRow[] = await this
+      .#sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`
     return row && toPet(row)
   }
 

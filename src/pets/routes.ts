@@ -1,8 +1,8 @@
 import { Elysia } from 'elysia'
 import { HttpError } from '../errors'
-import { baseUrl } from '../http/url'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
+import { baseUrl } from '../http/url'
 import { bodyHash } from './idempotency'
 import { CreatePetHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
@@ -62,10 +62,17 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
       async ({ body, headers, request, set }) => {
         const key = headers['idempotency-key']
         const apiKeyId = callerKeyId(request)
-        const claim = key === undefined || apiKeyId === undefined ? undefined : { apiKeyId, key, requestHash: bodyHash(body), now: clock() }
+        const claim =
+          key === undefined || apiKeyId === undefined
+            ? undefined
+            : { apiKeyId, key, requestHash: bodyHash(body), now: clock() }
         const outcome = await pets.create(body, claim)
         if (outcome.kind === 'conflict') {
-          throw new HttpError(422, 'idempotency_key_reused', 'This Idempotency-Key was already used with a different body; use a new key for a new pet')
+          throw new HttpError(
+            422,
+            'idempotency_key_reused',
+            'This Idempotency-Key was already used with a different body; use a new key for a new pet',
+          )
         }
         set.status = 201
         set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${outcome.pet.id}`
@@ -79,7 +86,8 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
         detail: {
           operationId: 'createPet',
           summary: 'Add an animal',
-          description: 'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
+          description:
+            'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
           tags: ['pets'],
         },
       },

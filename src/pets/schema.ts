@@ -1,4 +1,4 @@
-import { Type, type Static } from '@sinclair/typebox'
+import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
 import { NOT_BLANK, PRINTABLE_ASCII } from '../http/validation_message'
 
@@ -50,13 +50,22 @@ export const Pet = Type.Object(
 export type Pet = Static<typeof Pet>
 
 /** Query of `GET /pets`; integers arrive as text and are converted strictly first. Unknown parameters are refused. */
-export const ListPetsQuery = Type.Object({
-  limit: Type.Optional(Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' })),
-  status: Type.Optional(PetStatus),
-  after: Type.Optional(
-    Type.Integer({ minimum: 0, maximum: MAX_ID, description: 'Return only animals whose id is above this one (keyset paging)' }),
-  ),
-}, { additionalProperties: false })
+export const ListPetsQuery = Type.Object(
+  {
+    limit: Type.Optional(
+      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' }),
+    ),
+    status: Type.Optional(PetStatus),
+    after: Type.Optional(
+      Type.Integer({
+        minimum: 0,
+        maximum: MAX_ID,
+        description: 'Return only animals whose id is above this one (keyset paging)',
+      }),
+    ),
+  },
+  { additionalProperties: false },
+)
 export type ListPetsQuery = Static<typeof ListPetsQuery>
 
 /** Headers `POST /pets` reads; every other header is allowed and ignored. */

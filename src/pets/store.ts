@@ -67,7 +67,9 @@ export class SqlitePetStore implements PetStore {
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
     // Served by the (status, id) index: a seek, then a walk in id order.
-    this.#pageByStatus = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`).as(PetRow)
+    this.#pageByStatus = db
+      .prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
+      .as(PetRow)
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
     this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
     this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
@@ -82,13 +84,16 @@ export class SqlitePetStore implements PetStore {
     this.#purgeClaims = db.prepare(
       'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at <= ?1 LIMIT 100)',
     )
-    const createAll = db.transaction((batch: PendingCreate[]): CreateOutcome[] => batch.map(({ pet, claim }) => this.#createOne(pet, claim)))
+    const createAll = db.transaction((batch: PendingCreate[]): CreateOutcome[] =>
+      batch.map(({ pet, claim }) => this.#createOne(pet, claim)),
+    )
     this.#commit = (batch) => createAll.immediate(batch)
   }
 
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
     // One row beyond the page tells whether a next page exists.
-    const rows = status === undefined ? this.#page.all(after, limit + 1) : this.#pageByStatus.all(status, after, limit + 1)
+    const rows =
+      status === undefined ? this.#page.all(after, limit + 1) : this.#pageByStatus.all(status, after, limit + 1)
     const more = rows.length > limit
     if (more) rows.pop()
     return { pets: rows, more }

@@ -1,4 +1,4 @@
-import { errorBody, type ErrorBody } from '../errors'
+import { type ErrorBody, errorBody } from '../errors'
 import type { RateDecision } from './limiter'
 
 /** The part of Elysia's context a decision writes to. */

@@ -118,7 +118,12 @@ export class MemoryRateLimiter implements RateLimiter {
     const minuteEnd = (this.#minute + 1) * MINUTE_MS
     const dayEnd = (this.#day + 1) * DAY_MS
     const packed = packable(limits)
-    const counters = this.#countersOf(subject, packed) ?? { usedToday: 0, minuteOfDay, usedThisMinute: 0, refusedThisMinute: 0 }
+    const counters = this.#countersOf(subject, packed) ?? {
+      usedToday: 0,
+      minuteOfDay,
+      usedThisMinute: 0,
+      refusedThisMinute: 0,
+    }
     if (counters.minuteOfDay !== minuteOfDay) {
       counters.minuteOfDay = minuteOfDay
       counters.usedThisMinute = 0
@@ -192,15 +197,41 @@ export class MemoryRateLimiter implements RateLimiter {
  * The decision for a request that was counted: `usedMinute` and `usedDay`
  * include it; the headers describe the window with fewer requests left.
  */
-export function allowed(usedMinute: number, usedDay: number, { rpm, rpd }: Limits, minuteEnd: number, dayEnd: number): RateDecision {
+export function allowed(
+  usedMinute: number,
+  usedDay: number,
+  { rpm, rpd }: Limits,
+  minuteEnd: number,
+  dayEnd: number,
+): RateDecision {
   const leftMinute = rpm - usedMinute
   const leftDay = rpd - usedDay
   return leftDay < leftMinute
     ? { refusal: undefined, window: 'day', limit: rpd, remaining: leftDay, reset: dayEnd / 1000, retryAfter: 0 }
-    : { refusal: undefined, window: 'minute', limit: rpm, remaining: leftMinute, reset: minuteEnd / 1000, retryAfter: 0 }
+    : {
+        refusal: undefined,
+        window: 'minute',
+        limit: rpm,
+        remaining: leftMinute,
+        reset: minuteEnd / 1000,
+        retryAfter: 0,
+      }
 }
 
 /** The decision for a refused request: nothing remains until `end` (epoch ms) of the blocking window or ban. */
-export function refused(refusal: RefusalCode, window: RateDecision['window'], limit: number, end: number, now: number): RateDecision {
-  return { refusal, window, limit, remaining: 0, reset: Math.ceil(end / 1000), retryAfter: Math.max(1, Math.ceil((end - now) / 1000)) }
+export function refused(
+  refusal: RefusalCode,
+  window: RateDecision['window'],
+  limit: number,
+  end: number,
+  now: number,
+): RateDecision {
+  return {
+    refusal,
+    window,
+    limit,
+    remaining: 0,
+    reset: Math.ceil(end / 1000),
+    retryAfter: Math.max(1, Math.ceil((end - now) / 1000)),
+  }
 }

@@ -2,7 +2,17 @@ import { RedisClient } from 'bun'
 import { HttpError } from '../errors'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
-import { allowed, BAN_MS, DAY_MS, MINUTE_MS, refused, type LimiterHealth, type RateDecision, type RateLimiter, type Subject } from './limiter'
+import {
+  allowed,
+  BAN_MS,
+  DAY_MS,
+  type LimiterHealth,
+  MINUTE_MS,
+  type RateDecision,
+  type RateLimiter,
+  refused,
+  type Subject,
+} from './limiter'
 
 /**
  * One request, counted atomically in one round trip. KEYS: the ban, the
@@ -78,9 +88,17 @@ export class RedisRateLimiter implements RateLimiter {
   #retryAt = 0
 
   constructor(options: RedisRateLimiterOptions) {
-    this.#options = { ...options, prefix: options.prefix ?? 'animal-store:rl', timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
+    this.#options = {
+      ...options,
+      prefix: options.prefix ?? 'animal-store:rl',
+      timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS,
+    }
     // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
-    this.#client = new RedisClient(options.url, { enableOfflineQueue: false, connectionTimeout: 2000, autoReconnect: true })
+    this.#client = new RedisClient(options.url, {
+      enableOfflineQueue: false,
+      connectionTimeout: 2000,
+      autoReconnect: true,
+    })
   }
 
   /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
@@ -101,7 +119,14 @@ export class RedisRateLimiter implements RateLimiter {
     // The braces keep one subject's keys in one Redis Cluster slot.
     const base = `${this.#options.prefix}:{${subject}}`
     const keys = [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
-    const args = [String(limits.rpm), String(limits.rpd), String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
+    const args = [
+      String(limits.rpm),
+      String(limits.rpd),
+      String(now),
+      String(minuteEnd),
+      String(dayEnd),
+      String(BAN_MS),
+    ]
     let reply: number[]
     try {
       reply = (await this.#ask(() => this.#evaluate(keys, args))) as number[]
@@ -169,7 +194,10 @@ export class RedisRateLimiter implements RateLimiter {
   #withTimeout<T>(work: Promise<T>): Promise<T> {
     let timer: Timer | undefined
     const timeout = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(`Redis did not answer within ${this.#options.timeoutMs} ms`)), this.#options.timeoutMs)
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${this.#options.timeoutMs} ms`)),
+        this.#options.timeoutMs,
+      )
     })
     return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
   }
@@ -179,7 +207,9 @@ export class RedisRateLimiter implements RateLimiter {
     if (this.#failing) return
     this.#failing = true
     const outcome = this.#options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503'
-    this.#options.logger.warn(`rate limiter: Redis unreachable, ${outcome} until it answers again`, { error: String((error as Error)?.message ?? error) })
+    this.#options.logger.warn(`rate limiter: Redis unreachable, ${outcome} until it answers again`, {
+      error: String((error as Error)?.message ?? error),
+    })
   }
 
   #noteSuccess(): void {

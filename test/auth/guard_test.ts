@@ -12,7 +12,9 @@ async function expectUnauthorized(response: Response): Promise<string> {
 describeEachStore('authentication under /v1', () => {
   test.each(['Bearer', 'bearer', 'BEARER', 'bEaReR'])('accepts the scheme word "%s"', async (scheme) => {
     const { app, secret } = await makeTestApp()
-    const response = await app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `${scheme} ${secret}` } }))
+    const response = await app.handle(
+      new Request(`${BASE}/v1/pets`, { headers: { authorization: `${scheme} ${secret}` } }),
+    )
     expect(response.status).toBe(200)
   })
 
@@ -34,7 +36,9 @@ describeEachStore('authentication under /v1', () => {
 
   test('refuses a token that is not shaped like a key', async () => {
     const { call } = await makeTestApp()
-    expect(await expectUnauthorized(await call('GET', '/v1/pets', { key: 'letmein' }))).toContain('not an Animal Store API key')
+    expect(await expectUnauthorized(await call('GET', '/v1/pets', { key: 'letmein' }))).toContain(
+      'not an Animal Store API key',
+    )
   })
 
   test('refuses a well-formed unknown key, without echoing it', async () => {
@@ -62,9 +66,17 @@ describeEachStore('authentication under /v1', () => {
   test('comes before validation, parsing and method checks', async () => {
     const { call } = await makeTestApp()
     await expectUnauthorized(await call('GET', '/v1/pets?limit=0', { key: null }))
-    await expectUnauthorized(await call('POST', '/v1/pets', { key: null, body: '{bad', headers: { 'content-type': 'application/json' } }))
+    await expectUnauthorized(
+      await call('POST', '/v1/pets', { key: null, body: '{bad', headers: { 'content-type': 'application/json' } }),
+    )
     await expectUnauthorized(await call('DELETE', '/v1/pets', { key: null }))
-    await expectUnauthorized(await call('POST', '/v1/pets', { key: null, body: 'x'.repeat(20_000), headers: { 'content-type': 'text/plain' } }))
+    await expectUnauthorized(
+      await call('POST', '/v1/pets', {
+        key: null,
+        body: 'x'.repeat(20_000),
+        headers: { 'content-type': 'text/plain' },
+      }),
+    )
   })
 
   test('does not guard paths outside /v1', async () => {

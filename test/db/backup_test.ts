@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { postPet, runCli, startFreshServer } from '../process_helpers'
 
@@ -23,9 +23,12 @@ describe('backup', () => {
     }
   })
 
-  test.each([[['backup']], [['backup', 'a', 'b']], [['backup', 'a', '--colour']]])('exits 2 with usage for %p', async (args) => {
-    const result = await runCli(args)
-    expect(result.code).toBe(2)
-    expect(result.stderr).toContain('Usage:')
-  })
+  test.each([[['backup']], [['backup', 'a', 'b']], [['backup', 'a', '--colour']]])(
+    'exits 2 with usage for %p',
+    async (args) => {
+      const result = await runCli(args)
+      expect(result.code).toBe(2)
+      expect(result.stderr).toContain('Usage:')
+    },
+  )
 })

@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
 import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -27,7 +27,10 @@ describe('migrate', () => {
 
   test('rolls a failing migration back whole', () => {
     const db = new Database(':memory:')
-    const broken = [...migrations, { version: migrations.length + 1, name: 'broken', sql: 'CREATE TABLE t (x); SELECT nope FROM nowhere;' }]
+    const broken = [
+      ...migrations,
+      { version: migrations.length + 1, name: 'broken', sql: 'CREATE TABLE t (x); SELECT nope FROM nowhere;' },
+    ]
     expect(() => migrate(db, broken)).toThrow()
     expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeNull()

@@ -1,5 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { eventually, startServer, printedKey, type ServerProcess } from '../process_helpers'
+import { eventually, printedKey, type ServerProcess, startServer } from '../process_helpers'
 import { SHARED_STORES, startPrivatePostgres } from '../shared_services'
 
 const cleanups: (() => Promise<unknown>)[] = []
@@ -22,7 +22,11 @@ describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', ()
     expect(during.status).toBe(503)
     expect(during.headers.get('retry-after')).toBe('1')
     expect(during.headers.get('x-ratelimit-remaining')).toBe('58')
-    expect(await during.json()).toEqual({ code: 'unavailable', message: 'The database does not answer; retry shortly', status: 503 })
+    expect(await during.json()).toEqual({
+      code: 'unavailable',
+      message: 'The database does not answer; retry shortly',
+      status: 503,
+    })
     expect((await get('/health')).status).toBe(503)
 
     postgres.start()

@@ -36,19 +36,32 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     const pools = await Promise.all([1, 2, 3].map(() => openPostgres(TEST_DATABASE_URL!, { schema, max: 2 })))
     cleanups.push(async () => void (await Promise.all(pools.map((sql) => sql.close()))))
     const [sql] = pools
-    expect((await sql!`SELECT version FROM schema_migrations ORDER BY version`).map((row: { version: number }) => row.version)).toEqual([1, 2, 3])
+    expect(
+      (await sql!`SELECT version FROM schema_migrations ORDER BY version`).map(
+        (row: { version: number }) => row.version,
+      ),
+    ).toEqual([1, 2, 3])
     expect(await migratePostgres(sql!, postgresMigrations)).toEqual([])
   })
 
   test('ids are BIGINT in the table and numbers in JSON, exact up to 2^53 - 1', async () => {
     const [sql] = await instances(1)
     const pets = new PostgresPetStore(sql!)
-    const [{ type }] = await sql!`SELECT data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'pets' AND column_name = 'id'`
+    const [{ type }] =
+      await sql!`SELECT data_type AS type FROM information_schema.columns WHERE table_schema = current_schema() AND table_name = 'pets' AND column_name = 'id'`
     expect(type).toBe('bigint')
     await sql!`ALTER TABLE pets ALTER COLUMN id RESTART WITH 9007199254740990`
     const created = await pets.create({ name: 'Big', categoryId: 9007199254740991 })
-    expect(created).toEqual({ kind: 'created', pet: { id: 9007199254740990, name: 'Big', categoryId: 9007199254740991, status: 'available' } })
-    expect(await pets.get(9007199254740990)).toEqual({ id: 9007199254740990, name: 'Big', categoryId: 9007199254740991, status: 'available' })
+    expect(created).toEqual({
+      kind: 'created',
+      pet: { id: 9007199254740990, name: 'Big', categoryId: 9007199254740991, status: 'available' },
+    })
+    expect(await pets.get(9007199254740990)).toEqual({
+      id: 9007199254740990,
+      name: 'Big',
+      categoryId: 9007199254740991,
+      status: 'available',
+    })
     await pets.create({ name: 'Last', categoryId: 1 })
     // The identity stops at 2^53 - 1 rather than hand out an id JSON would round.
     await expect(pets.create({ name: 'Beyond', categoryId: 1 })).rejects.toThrow()
@@ -69,13 +82,17 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     const [a, b] = await instances(2)
     const stores = [new PostgresPetStore(a!), new PostgresPetStore(b!)]
     const claim = { apiKeyId: 1, key: 'race', requestHash: 'same-body', now: Date.now() }
-    const outcomes = await Promise.all(Array.from({ length: 10 }, (_, i) => stores[i % 2]!.create({ name: 'Rex', categoryId: 1 }, claim)))
+    const outcomes = await Promise.all(
+      Array.from({ length: 10 }, (_, i) => stores[i % 2]!.create({ name: 'Rex', categoryId: 1 }, claim)),
+    )
     expect(outcomes.filter((o) => o.kind === 'created').length).toBe(1)
     expect(outcomes.filter((o) => o.kind === 'replayed').length).toBe(9)
     const ids = new Set(outcomes.map((o) => (o.kind === 'conflict' ? 0 : o.pet.id)))
     expect(ids.size).toBe(1)
     expect(await a!`SELECT count(*)::int AS n FROM pets`).toEqual([{ n: 1 }])
-    expect(await stores[1]!.create({ name: 'Other', categoryId: 1 }, { ...claim, requestHash: 'another-body' })).toEqual({ kind: 'conflict' })
+    expect(
+      await stores[1]!.create({ name: 'Other', categoryId: 1 }, { ...claim, requestHash: 'another-body' }),
+    ).toEqual({ kind: 'conflict' })
   })
 
   test(`a revocation or plan change by another process reaches an instance within ${KEY_POLL_MS} ms polling (under a second)`, async () => {
@@ -121,7 +138,11 @@ describe('PostgreSQL out of reach', () => {
     const response = await call('GET', '/v1/pets')
     expect(response.status).toBe(503)
     expect(response.headers.get('retry-after')).toBe('1')
-    expect(await response.json()).toEqual({ code: 'unavailable', message: 'The database does not answer; retry shortly', status: 503 })
+    expect(await response.json()).toEqual({
+      code: 'unavailable',
+      message: 'The database does not answer; retry shortly',
+      status: 503,
+    })
     await expectError(await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } }), 503, 'unavailable')
     expect(await pets.answers()).toBe(false)
   })

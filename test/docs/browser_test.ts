@@ -1,11 +1,19 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { chromium, type Browser } from 'playwright-core'
+import { type Browser, chromium } from 'playwright-core'
 import { makeTestApp } from '../helpers'
 
 const CHROMIUM = '/usr/bin/chromium'
-const FLAGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-background-networking', '--disable-component-update', '--disable-sync', '--no-first-run']
+const FLAGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+  '--no-first-run',
+]
 const SCREENSHOTS = join(import.meta.dir, '..', '..', 'test-results')
 
 const hasChromium = existsSync(CHROMIUM)
@@ -45,7 +53,8 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
       if (!request.url().startsWith(url)) outside.push(request.url())
     })
     await page.goto(`${url}/docs`)
-    for (const id of ['listPets', 'createPet', 'getPet']) await page.locator(`#operations-pets-${id}`).waitFor({ timeout: 15_000 })
+    for (const id of ['listPets', 'createPet', 'getPet'])
+      await page.locator(`#operations-pets-${id}`).waitFor({ timeout: 15_000 })
     mkdirSync(SCREENSHOTS, { recursive: true })
     await page.screenshot({ path: join(SCREENSHOTS, 'swagger-ui-operations.png') })
 

@@ -1,6 +1,6 @@
-import SwaggerParser from '@apidevtools/swagger-parser'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import SwaggerParser from '@apidevtools/swagger-parser'
 import { describeEachStore, json, makeTestApp } from '../helpers'
 import { tempDir } from '../process_helpers'
 
@@ -30,13 +30,19 @@ describeEachStore('GET /openapi.json', () => {
     try {
       const file = join(workspace.dir, 'openapi.json')
       await Bun.write(file, JSON.stringify(document))
-      const lint = Bun.spawn([join(import.meta.dir, '../../node_modules/.bin/redocly'), 'lint', file, '--format=json'], {
-        stdout: 'pipe',
-        stderr: 'pipe',
-        env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
-      })
+      const lint = Bun.spawn(
+        [join(import.meta.dir, '../../node_modules/.bin/redocly'), 'lint', file, '--format=json'],
+        {
+          stdout: 'pipe',
+          stderr: 'pipe',
+          env: { ...process.env, REDOCLY_TELEMETRY: 'off', REDOCLY_SUPPRESS_UPDATE_NOTICE: 'true' },
+        },
+      )
       const [stdout, code] = await Promise.all([new Response(lint.stdout).text(), lint.exited])
-      const report = JSON.parse(stdout) as { totals: { errors: number; warnings: number }; problems: { message: string; severity: string }[] }
+      const report = JSON.parse(stdout) as {
+        totals: { errors: number; warnings: number }
+        problems: { message: string; severity: string }[]
+      }
       expect(report.problems.filter((p) => p.severity === 'error')).toEqual([])
       expect(report.totals.errors).toBe(0)
       expect(code).toBe(0)
@@ -75,7 +81,12 @@ describeEachStore('GET /openapi.json', () => {
     expect(schemas.NewPet.additionalProperties).toBe(false)
     expect(schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status'])
     expect(schemas.Error.required).toEqual(['code', 'message', 'status'])
-    expect(schemas.NewPet.properties.categoryId).toMatchObject({ type: 'integer', format: 'int64', minimum: 1, maximum: 9007199254740991 })
+    expect(schemas.NewPet.properties.categoryId).toMatchObject({
+      type: 'integer',
+      format: 'int64',
+      minimum: 1,
+      maximum: 9007199254740991,
+    })
     expect(schemas.NewPet.properties.status).toEqual({ $ref: '#/components/schemas/PetStatus' })
   })
 
@@ -94,8 +105,11 @@ describeEachStore('GET /openapi.json', () => {
       expect(Object.keys(responses)).toEqual([...statuses])
       for (const status of statuses) {
         const response = resolve(responses[status])
-        expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']))
-        if (Number(status) >= 400) expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
+        expect(Object.keys(response.headers)).toEqual(
+          expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
+        )
+        if (Number(status) >= 400)
+          expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
         if (status === '429' || status === '503') expect(response.headers).toHaveProperty('Retry-After')
         if (status === '401') expect(response.headers).toHaveProperty('WWW-Authenticate')
         if (path === '/pets/{petId}' && !['401', '429', '500', '503'].includes(status)) {
@@ -109,25 +123,40 @@ describeEachStore('GET /openapi.json', () => {
 
   test('writes integers as integers, with the limits the routes enforce', async () => {
     const document = await servedDocument()
-    const parameters = Object.fromEntries(document.paths['/pets'].get.parameters.map((p: { name: string }) => [p.name, p]))
+    const parameters = Object.fromEntries(
+      document.paths['/pets'].get.parameters.map((p: { name: string }) => [p.name, p]),
+    )
     expect(parameters.limit.schema).toMatchObject({ type: 'integer', minimum: 1, maximum: 100, default: 20 })
     expect(parameters.after.schema).toMatchObject({ type: 'integer', minimum: 0 })
     expect(parameters.status.schema).toEqual({ $ref: '#/components/schemas/PetStatus' })
-    expect(document.paths['/pets/{petId}'].get.parameters[0]).toMatchObject({ name: 'petId', in: 'path', required: true, schema: { type: 'integer', format: 'int64' } })
+    expect(document.paths['/pets/{petId}'].get.parameters[0]).toMatchObject({
+      name: 'petId',
+      in: 'path',
+      required: true,
+      schema: { type: 'integer', format: 'int64' },
+    })
     expect(JSON.stringify(document)).not.toContain('anyOf')
   })
 
   test('documents the Idempotency-Key header of createPet and its replay header', async () => {
     const createPet = (await servedDocument()).paths['/pets'].post
     expect(createPet.parameters).toEqual([
-      expect.objectContaining({ name: 'Idempotency-Key', in: 'header', required: false, schema: expect.objectContaining({ type: 'string', maxLength: 255 }) }),
+      expect.objectContaining({
+        name: 'Idempotency-Key',
+        in: 'header',
+        required: false,
+        schema: expect.objectContaining({ type: 'string', maxLength: 255 }),
+      }),
     ])
     expect(createPet.responses['201'].headers).toHaveProperty('Idempotent-Replayed')
   })
 
   test('documents a JSON request body for createPet', async () => {
     const body = (await servedDocument()).paths['/pets'].post.requestBody
-    expect(body).toMatchObject({ required: true, content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } } })
+    expect(body).toMatchObject({
+      required: true,
+      content: { 'application/json': { schema: { $ref: '#/components/schemas/NewPet' } } },
+    })
     expect(Object.keys(body.content)).toEqual(['application/json'])
   })
 })

@@ -2,8 +2,8 @@ import { expect, test } from 'bun:test'
 import fc from 'fast-check'
 import { isApiPath } from '../../src/auth/guard'
 import { BASE, describeEachStore, makeTestApp } from '../helpers'
-import { hostileRequests, type HostileRequest } from './requests'
 import { REGRESSIONS } from './regressions'
+import { type HostileRequest, hostileRequests } from './requests'
 
 // About a minute on a 2-core machine; FUZZ_RUNS=100000 for a longer hunt, FUZZ_SEED to replay one.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400_000)
@@ -27,7 +27,11 @@ async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void
   expect(response.headers.get('x-request-id')).toBeTruthy()
   if (isApiPath(path)) {
     for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
-      expect({ describe, name, value: response.headers.get(name) }).toEqual({ describe, name, value: expect.stringMatching(/^\d+$/) })
+      expect({ describe, name, value: response.headers.get(name) }).toEqual({
+        describe,
+        name,
+        value: expect.stringMatching(/^\d+$/),
+      })
     }
   }
   if (hostile.method === 'HEAD') return
@@ -47,11 +51,16 @@ async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void
     const created = JSON.parse(text)
     // Nothing sent is lost or altered on the way in.
     const sent = JSON.parse(typeof hostile.body === 'string' ? hostile.body : new TextDecoder().decode(hostile.body))
-    expect({ describe, stored: { name: created.name, categoryId: created.categoryId, status: created.status } }).toEqual({
+    expect({
+      describe,
+      stored: { name: created.name, categoryId: created.categoryId, status: created.status },
+    }).toEqual({
       describe,
       stored: { name: sent.name, categoryId: sent.categoryId, status: sent.status ?? 'available' },
     })
-    const fetched = await made.app.handle(new Request(`${BASE}/v1/pets/${created.id}`, { headers: { authorization: `Bearer ${made.secret}` } }))
+    const fetched = await made.app.handle(
+      new Request(`${BASE}/v1/pets/${created.id}`, { headers: { authorization: `Bearer ${made.secret}` } }),
+    )
     expect(await fetched.json()).toEqual(created)
   }
 }
@@ -67,7 +76,10 @@ describeEachStore('fuzzing the app with hostile requests', (kind) => {
     )
   }, 600_000)
 
-  test.each(REGRESSIONS.map((regression) => [regression.found, regression.request] as const))('regression: %s', async (_, hostile) => {
-    await checkAnswer(await makeTestApp(), hostile)
-  })
+  test.each(REGRESSIONS.map((regression) => [regression.found, regression.request] as const))(
+    'regression: %s',
+    async (_, hostile) => {
+      await checkAnswer(await makeTestApp(), hostile)
+    },
+  )
 })

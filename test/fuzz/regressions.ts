@@ -21,11 +21,13 @@ export const REGRESSIONS: { found: string; request: HostileRequest }[] = [
     request: createWith('{"name":"\\ud800\\u0000","categoryId":1}'),
   },
   {
-    found: 'a name sent as a number beyond 2^53 was stored as its digits: inexact numbers came back as text, which a string field accepted',
+    found:
+      'a name sent as a number beyond 2^53 was stored as its digits: inexact numbers came back as text, which a string field accepted',
     request: createWith('{"categoryId":9007199254740991,"name":-74606261991112580}'),
   },
   {
-    found: 'a 500: Elysia builds its validation message with `${value}`, and an object whose own "toString" is not a function cannot become text',
+    found:
+      'a 500: Elysia builds its validation message with `${value}`, and an object whose own "toString" is not a function cannot become text',
     request: createWith('{"name":{"toString":0}}'),
   },
 ]

@@ -15,13 +15,49 @@ function uriEncode(text: string): string {
 }
 
 const numberLiterals = fc.constantFrom(
-  '0', '-0', '1', '-1', '1.5', '1e3', '1E+2', '1e-400', '1e400', '9007199254740991', '9007199254740992', '9007199254740993',
-  '9223372036854775807', '18446744073709551616', '0.1', '.5', '5.', '01', '0x10', 'NaN', 'Infinity', '-Infinity', '1_000',
+  '0',
+  '-0',
+  '1',
+  '-1',
+  '1.5',
+  '1e3',
+  '1E+2',
+  '1e-400',
+  '1e400',
+  '9007199254740991',
+  '9007199254740992',
+  '9007199254740993',
+  '9223372036854775807',
+  '18446744073709551616',
+  '0.1',
+  '.5',
+  '5.',
+  '01',
+  '0x10',
+  'NaN',
+  'Infinity',
+  '-Infinity',
+  '1_000',
 )
 const weirdStrings = fc.oneof(
   fc.string(),
   fc.string({ unit: 'binary', maxLength: 40 }),
-  fc.constantFrom('', ' ', '\u0000', '\t\n', '\u202e', '\ud800', '🐶', 'available', 'AVAILABLE', 'sold ', '../', '%00', '<script>', 'null'),
+  fc.constantFrom(
+    '',
+    ' ',
+    '\u0000',
+    '\t\n',
+    '\u202e',
+    '\ud800',
+    '🐶',
+    'available',
+    'AVAILABLE',
+    'sold ',
+    '../',
+    '%00',
+    '<script>',
+    'null',
+  ),
   fc.string({ minLength: 200, maxLength: 2000 }),
 )
 const jsonValue = fc.oneof(
@@ -36,9 +72,17 @@ const petBodies = fc
   .record(
     {
       name: fc.oneof(weirdStrings, jsonValue),
-      categoryId: fc.oneof(numberLiterals, jsonValue.map((v) => JSON.stringify(v) ?? 'null')),
-      status: fc.oneof(fc.constantFrom('"available"', '"pending"', '"sold"'), jsonValue.map((v) => JSON.stringify(v) ?? 'null')),
-      extra: fc.option(fc.tuple(fc.constantFrom('id', 'tag', '__proto__', 'constructor', 'name'), jsonValue), { nil: undefined }),
+      categoryId: fc.oneof(
+        numberLiterals,
+        jsonValue.map((v) => JSON.stringify(v) ?? 'null'),
+      ),
+      status: fc.oneof(
+        fc.constantFrom('"available"', '"pending"', '"sold"'),
+        jsonValue.map((v) => JSON.stringify(v) ?? 'null'),
+      ),
+      extra: fc.option(fc.tuple(fc.constantFrom('id', 'tag', '__proto__', 'constructor', 'name'), jsonValue), {
+        nil: undefined,
+      }),
     },
     { requiredKeys: [] },
   )
@@ -55,7 +99,11 @@ const petBodies = fc
 const validPets = fc
   .record(
     {
-      name: fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)), minLength: 1, maxLength: 255 }),
+      name: fc.string({
+        unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+        minLength: 1,
+        maxLength: 255,
+      }),
       categoryId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
       status: fc.constantFrom('available', 'pending', 'sold'),
     },
@@ -82,8 +130,24 @@ const paths = fc.oneof(
   {
     weight: 2,
     arbitrary: fc.constantFrom(
-      '/v1/pets/%00', '/v1/pets/..', '/v1/pets/../pets', '//v1//pets', '/v1//pets', '/v1/pets/1/2', '/v1', '/v1/', '/v1/cats',
-      '/V1/pets', '/v1/pets%2f1', '/docs', '/docs/', '/openapi.json', '/health', '/', '/%ff', '/v1/pets/%e2%82',
+      '/v1/pets/%00',
+      '/v1/pets/..',
+      '/v1/pets/../pets',
+      '//v1//pets',
+      '/v1//pets',
+      '/v1/pets/1/2',
+      '/v1',
+      '/v1/',
+      '/v1/cats',
+      '/V1/pets',
+      '/v1/pets%2f1',
+      '/docs',
+      '/docs/',
+      '/openapi.json',
+      '/health',
+      '/',
+      '/%ff',
+      '/v1/pets/%e2%82',
     ),
   },
   { weight: 1, arbitrary: fc.string({ maxLength: 60 }).map((s) => `/${uriEncode(s)}`) },
@@ -94,9 +158,9 @@ const queryParameter = fc.tuple(
   fc.oneof(numberLiterals, weirdStrings),
 )
 const queries = fc.oneof(
-  fc.array(queryParameter, { maxLength: 5 }).map((parameters) =>
-    parameters.map(([name, value]) => `${uriEncode(name)}=${uriEncode(value)}`).join("&"),
-  ),
+  fc
+    .array(queryParameter, { maxLength: 5 })
+    .map((parameters) => parameters.map(([name, value]) => `${uriEncode(name)}=${uriEncode(value)}`).join('&')),
   fc.integer({ min: 100, max: 12_000 }).map((n) => `status=${'s'.repeat(n)}`),
   fc.constantFrom('', '&&&', '=', 'limit', 'limit=&limit=', '%zz=1', 'limit=5&limit=500'),
 )
@@ -106,8 +170,13 @@ const contentTypes = fc.oneof(
   {
     weight: 1,
     arbitrary: fc.constantFrom(
-      'text/plain', 'application/x-www-form-urlencoded', 'multipart/form-data; boundary=x', 'application/merge-patch+json', '',
-      'application/json, text/plain', ';;',
+      'text/plain',
+      'application/x-www-form-urlencoded',
+      'multipart/form-data; boundary=x',
+      'application/merge-patch+json',
+      '',
+      'application/json, text/plain',
+      ';;',
     ),
   },
 )
@@ -116,15 +185,40 @@ const contentTypes = fc.oneof(
 export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
   const authorization = fc.oneof(
     { weight: 16, arbitrary: fc.constantFrom(`Bearer ${key}`, `bearer ${key}`, `BEARER  ${key}`) },
-    { weight: 2, arbitrary: fc.constantFrom('', 'Bearer', `Basic ${key}`, `Bearer ${key}x`, `Bearer ${key.slice(0, -1)}`, 'Bearer ask_') },
+    {
+      weight: 2,
+      arbitrary: fc.constantFrom(
+        '',
+        'Bearer',
+        `Basic ${key}`,
+        `Bearer ${key}x`,
+        `Bearer ${key.slice(0, -1)}`,
+        'Bearer ask_',
+      ),
+    },
     { weight: 1, arbitrary: weirdStrings.filter((s) => /^[\x20-\x7e]*$/.test(s)).map((s) => `Bearer ${s}`) },
   )
   const optionalHeader = (name: string, value: fc.Arbitrary<string>) =>
-    fc.option(value.map((v) => [name, v] as [string, string]), { nil: undefined, freq: 2 })
+    fc.option(
+      value.map((v) => [name, v] as [string, string]),
+      { nil: undefined, freq: 2 },
+    )
   const printable = (value: fc.Arbitrary<string>) => value.filter((s) => /^[\x20-\x7e]*$/.test(s))
   return fc
     .record({
-      method: fc.constantFrom('GET', 'GET', 'POST', 'POST', 'POST', 'PUT', 'PATCH', 'DELETE', 'HEAD', 'OPTIONS', 'PROPFIND'),
+      method: fc.constantFrom(
+        'GET',
+        'GET',
+        'POST',
+        'POST',
+        'POST',
+        'PUT',
+        'PATCH',
+        'DELETE',
+        'HEAD',
+        'OPTIONS',
+        'PROPFIND',
+      ),
       path: paths,
       query: queries,
       authorization: fc.option(authorization, { nil: undefined, freq: 16 }),
@@ -132,20 +226,41 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
       idempotencyKey: optionalHeader('idempotency-key', printable(weirdStrings)),
       requestId: optionalHeader('x-request-id', printable(weirdStrings)),
       forwarded: optionalHeader('x-forwarded-for', printable(weirdStrings)),
-      padding: optionalHeader('x-padding', fc.integer({ min: 1, max: 20_000 }).map((n) => 'p'.repeat(n))),
+      padding: optionalHeader(
+        'x-padding',
+        fc.integer({ min: 1, max: 20_000 }).map((n) => 'p'.repeat(n)),
+      ),
       // A header sent twice arrives joined with ", ".
       duplicate: fc.option(
-        fc.tuple(fc.constantFrom('authorization', 'content-type', 'idempotency-key', 'x-request-id', 'content-length'), printable(weirdStrings)),
+        fc.tuple(
+          fc.constantFrom('authorization', 'content-type', 'idempotency-key', 'x-request-id', 'content-length'),
+          printable(weirdStrings),
+        ),
         { nil: undefined, freq: 4 },
       ),
       body: bodies,
     })
-    .map(({ method, path, query, authorization, contentType, idempotencyKey, requestId, forwarded, padding, duplicate, body }) => {
-      const headers: [string, string][] = []
-      if (authorization !== undefined) headers.push(['authorization', authorization])
-      if (contentType !== undefined) headers.push(['content-type', contentType])
-      for (const header of [idempotencyKey, requestId, forwarded, padding, duplicate]) if (header) headers.push(header)
-      const sendsBody = method !== 'GET' && method !== 'HEAD'
-      return { method, path, query, headers, body: sendsBody ? body : undefined }
-    })
+    .map(
+      ({
+        method,
+        path,
+        query,
+        authorization,
+        contentType,
+        idempotencyKey,
+        requestId,
+        forwarded,
+        padding,
+        duplicate,
+        body,
+      }) => {
+        const headers: [string, string][] = []
+        if (authorization !== undefined) headers.push(['authorization', authorization])
+        if (contentType !== undefined) headers.push(['content-type', contentType])
+        for (const header of [idempotencyKey, requestId, forwarded, padding, duplicate])
+          if (header) headers.push(header)
+        const sendsBody = method !== 'GET' && method !== 'HEAD'
+        return { method, path, query, headers, body: sendsBody ? body : undefined }
+      },
+    )
 }

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from '../../src/http/request_bounds'
 import { describeEachStore, expectError, makeTestApp } from '../helpers'
-import { startFreshServer, type FreshServer, type ServerProcess } from '../process_helpers'
+import { type FreshServer, type ServerProcess, startFreshServer } from '../process_helpers'
 
 describeEachStore('request bounds in the app', () => {
   test('a request target over 8 KiB is 414, counted and with the rate-limit headers', async () => {
@@ -33,10 +33,17 @@ describeEachStore('request bounds in the app', () => {
 })
 
 /** Sends raw bytes and resolves with what came back once the server closes the connection. */
-function rawExchange(port: number, text: string, timeoutMs = 20_000): Promise<{ response: string; closedByServer: boolean }> {
+function rawExchange(
+  port: number,
+  text: string,
+  timeoutMs = 20_000,
+): Promise<{ response: string; closedByServer: boolean }> {
   return new Promise((resolve, reject) => {
     let response = ''
-    const timer = setTimeout(() => reject(new Error(`no close within ${timeoutMs} ms; got ${response.slice(0, 80)}`)), timeoutMs)
+    const timer = setTimeout(
+      () => reject(new Error(`no close within ${timeoutMs} ms; got ${response.slice(0, 80)}`)),
+      timeoutMs,
+    )
     Bun.connect({
       hostname: '127.0.0.1',
       port,
@@ -71,23 +78,30 @@ describe('request bounds over a real port', () => {
   afterAll(() => fresh.cleanup())
 
   test('a 20 KiB header reaches the app and gets the JSON 431', async () => {
-    const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}`, 'x-padding': 'p'.repeat(20 * 1024) } })
+    const response = await fetch(`${server.url}/v1/pets`, {
+      headers: { authorization: `Bearer ${key}`, 'x-padding': 'p'.repeat(20 * 1024) },
+    })
     expect(response.status).toBe(431)
     expect(await response.json()).toMatchObject({ code: 'headers_too_large', status: 431 })
   })
 
   test('a 10 KiB URL reaches the app and gets the JSON 414', async () => {
-    const response = await fetch(`${server.url}/v1/pets?status=${'s'.repeat(10 * 1024)}`, { headers: { authorization: `Bearer ${key}` } })
+    const response = await fetch(`${server.url}/v1/pets?status=${'s'.repeat(10 * 1024)}`, {
+      headers: { authorization: `Bearer ${key}` },
+    })
     expect(response.status).toBe(414)
     expect(await response.json()).toMatchObject({ code: 'uri_too_long', status: 414 })
   })
 
-  test('a head over 64 KiB gets Bun\'s own 431, an answer rather than a dropped connection', async () => {
-    const { response } = await rawExchange(port, `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(70 * 1024)}\r\n\r\n`)
+  test("a head over 64 KiB gets Bun's own 431, an answer rather than a dropped connection", async () => {
+    const { response } = await rawExchange(
+      port,
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nX-Padding: ${'p'.repeat(70 * 1024)}\r\n\r\n`,
+    )
     expect(response).toStartWith('HTTP/1.1 431')
   })
 
-  test('a body over 1 MiB gets Bun\'s own 413', async () => {
+  test("a body over 1 MiB gets Bun's own 413", async () => {
     const response = await fetch(`${server.url}/v1/pets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },

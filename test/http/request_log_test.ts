@@ -33,7 +33,9 @@ describeEachStore('X-Request-Id', () => {
 
   test.each(['', 'has space', 'x'.repeat(129), '<script>', 'a"b'])('replaces the unsafe id "%s"', async (id) => {
     const { call } = await makeTestApp()
-    expect((await call('GET', '/v1/pets', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toMatch(NEW_ID)
+    expect((await call('GET', '/v1/pets', { headers: { 'x-request-id': id } })).headers.get('x-request-id')).toMatch(
+      NEW_ID,
+    )
   })
 })
 

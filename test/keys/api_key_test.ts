@@ -26,12 +26,17 @@ describe('hashApiKey', () => {
 })
 
 describe('isWellFormedApiKey', () => {
-  test.each(['', 'ask_', 'ask_short', `ASK_${'a'.repeat(43)}`, `ask_${'a'.repeat(42)}`, `ask_${'a'.repeat(44)}`, `ask_${'+'.repeat(43)}`])(
-    'refuses "%s"',
-    (value) => {
-      expect(isWellFormedApiKey(value)).toBe(false)
-    },
-  )
+  test.each([
+    '',
+    'ask_',
+    'ask_short',
+    `ASK_${'a'.repeat(43)}`,
+    `ask_${'a'.repeat(42)}`,
+    `ask_${'a'.repeat(44)}`,
+    `ask_${'+'.repeat(43)}`,
+  ])('refuses "%s"', (value) => {
+    expect(isWellFormedApiKey(value)).toBe(false)
+  })
 })
 
 describe('bearerToken', () => {

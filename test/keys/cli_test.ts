@@ -20,7 +20,21 @@ describe('keys create', () => {
   })
 
   test('prints {id,key,name,plan,rpm,rpd} with --json', async () => {
-    const result = await runCli(['keys', 'create', '--plan', 'enterprise', '--rpm', '5000', '--rpd', '2000000', '--name', 'big', '--json', '--db', db])
+    const result = await runCli([
+      'keys',
+      'create',
+      '--plan',
+      'enterprise',
+      '--rpm',
+      '5000',
+      '--rpd',
+      '2000000',
+      '--name',
+      'big',
+      '--json',
+      '--db',
+      db,
+    ])
     expect(result.code).toBe(0)
     const created = JSON.parse(result.stdout)
     expect(Object.keys(created)).toEqual(['id', 'key', 'name', 'plan', 'rpm', 'rpd'])
@@ -57,7 +71,12 @@ describe('keys list', () => {
     expect(table.stdout).toMatch(/listed\s+business\s+1000\s+100000/)
     const json = await runCli(['keys', 'list', '--json', '--db', db])
     const keys = JSON.parse(json.stdout)
-    expect(keys.find((k: { name: string }) => k.name === 'listed')).toMatchObject({ plan: 'business', rpm: 1000, rpd: 100_000, revokedAt: null })
+    expect(keys.find((k: { name: string }) => k.name === 'listed')).toMatchObject({
+      plan: 'business',
+      rpm: 1000,
+      rpd: 100_000,
+      revokedAt: null,
+    })
     for (const output of [table.stdout, json.stdout]) {
       expect(output).not.toContain(secret.trim())
       expect(output).not.toContain(Bun.SHA256.hash(secret.trim(), 'hex'))
@@ -76,7 +95,20 @@ describe('keys revoke and set-plan', () => {
 
   test('set-plan changes plan and limits', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
-    const result = await runCli(['keys', 'set-plan', String(created.id), '--plan', 'enterprise', '--rpm', '100', '--rpd', '200', '--json', '--db', db])
+    const result = await runCli([
+      'keys',
+      'set-plan',
+      String(created.id),
+      '--plan',
+      'enterprise',
+      '--rpm',
+      '100',
+      '--rpd',
+      '200',
+      '--json',
+      '--db',
+      db,
+    ])
     expect(result.code).toBe(0)
     expect(JSON.parse(result.stdout)).toMatchObject({ id: created.id, plan: 'enterprise', rpm: 100, rpd: 200 })
   })

@@ -3,7 +3,11 @@ import { limitsFor, PLAN_LIMITS } from '../../src/keys/plans'
 
 describe('limitsFor', () => {
   test('gives each fixed plan its published quota', () => {
-    expect(PLAN_LIMITS).toEqual({ free: { rpm: 60, rpd: 1000 }, pro: { rpm: 300, rpd: 10_000 }, business: { rpm: 1000, rpd: 100_000 } })
+    expect(PLAN_LIMITS).toEqual({
+      free: { rpm: 60, rpd: 1000 },
+      pro: { rpm: 300, rpd: 10_000 },
+      business: { rpm: 1000, rpd: 100_000 },
+    })
     expect(limitsFor('pro', {})).toEqual({ rpm: 300, rpd: 10_000 })
   })
 

@@ -60,7 +60,10 @@ describe('SqliteKeyStore', () => {
   test('changes the plan of an active key only', async () => {
     const store = new SqliteKeyStore(openDatabase(':memory:'))
     const { key, secret } = await issueKey(store, free)
-    expect(store.setPlan(key.id, 'business', { rpm: 1000, rpd: 100_000 })).toMatchObject({ plan: 'business', rpm: 1000 })
+    expect(store.setPlan(key.id, 'business', { rpm: 1000, rpd: 100_000 })).toMatchObject({
+      plan: 'business',
+      rpm: 1000,
+    })
     expect(store.findActive(hashApiKey(secret))?.plan).toBe('business')
     store.revoke(key.id)
     expect(store.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })).toBeUndefined()
@@ -90,6 +93,9 @@ describe('SqliteKeyStore', () => {
     await issueKey(store, free)
     const { key } = await issueKey(store, { ...free, name: 'b' })
     store.revoke(key.id)
-    expect(store.list().map((k) => [k.name, k.revokedAt === null])).toEqual([['a', true], ['b', false]])
+    expect(store.list().map((k) => [k.name, k.revokedAt === null])).toEqual([
+      ['a', true],
+      ['b', false],
+    ])
   })
 })

@@ -122,7 +122,6 @@ describeEachStore('Idempotency-Key on POST /v1/pets', () => {
     const { create } = await clockedApp()
     expect((await create(`a b${'~'.repeat(252)}`)).status).toBe(201)
   })
-
 })
 
 describe('Idempotency-Key in SQLite', () => {
@@ -141,7 +140,11 @@ describe('Idempotency-Key in SQLite', () => {
         app.handle(
           new Request(`${BASE}/v1/pets`, {
             method: 'POST',
-            headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': 'restart' },
+            headers: {
+              authorization: `Bearer ${secret}`,
+              'content-type': 'application/json',
+              'idempotency-key': 'restart',
+            },
             body: JSON.stringify(rex),
           }),
         )

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/open'
 import { CachedPetStore, FOREIGN_WRITE_CHECK_MS } from '../../src/pets/page_cache'
-import { SqlitePetStore, type PetListQuery, type PetStore } from '../../src/pets/store'
+import { type PetListQuery, type PetStore, SqlitePetStore } from '../../src/pets/store'
 import { tempDir } from '../process_helpers'
 
 /** A SQLite store that counts the pages it is asked for. */

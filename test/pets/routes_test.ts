@@ -30,7 +30,10 @@ describeEachStore('POST /v1/pets', () => {
     ['a lone low surrogate after text', '"Rex\\udc00"'],
   ])('refuses a name with %s, which SQLite would silently alter', async (_, literal) => {
     const { call, pets } = await makeTestApp()
-    const response = await call('POST', '/v1/pets', { body: `{"name":${literal},"categoryId":1}`, headers: { 'content-type': 'application/json' } })
+    const response = await call('POST', '/v1/pets', {
+      body: `{"name":${literal},"categoryId":1}`,
+      headers: { 'content-type': 'application/json' },
+    })
     const error = await expectError(response, 400, 'invalid_request')
     expect(error.message).toBe('"name" must be well-formed Unicode: it contains a lone surrogate')
     expect((await pets.list({ limit: 10 })).pets).toEqual([])
@@ -46,14 +49,20 @@ describeEachStore('POST /v1/pets', () => {
 
   test('refuses U+0000 in a name with 400 (PostgreSQL cannot store it; no store does)', async () => {
     const { call, pets } = await makeTestApp()
-    const error = await expectError(await call('POST', '/v1/pets', { body: { name: 'a\u0000b', categoryId: 1 } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body: { name: 'a\u0000b', categoryId: 1 } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toBe('"name" must not contain U+0000 (NUL)')
     expect((await pets.list({ limit: 1 })).pets).toEqual([])
   })
 
   test('returns what a following GET returns', async () => {
     const { call } = await makeTestApp()
-    const created = await json(await call('POST', '/v1/pets', { body: { name: ' Ünïcødé 🐶 ', categoryId: 9007199254740991 } }))
+    const created = await json(
+      await call('POST', '/v1/pets', { body: { name: ' Ünïcødé 🐶 ', categoryId: 9007199254740991 } }),
+    )
     expect(await json(await call('GET', `/v1/pets/${created.id}`))).toEqual(created)
   })
 
@@ -67,7 +76,11 @@ describeEachStore('POST /v1/pets', () => {
       ['null', null],
     ])('is refused with 400 when %s', async (_, name) => {
       const { call } = await makeTestApp()
-      const error = await expectError(await call('POST', '/v1/pets', { body: { name, categoryId: 1 } }), 400, 'invalid_request')
+      const error = await expectError(
+        await call('POST', '/v1/pets', { body: { name, categoryId: 1 } }),
+        400,
+        'invalid_request',
+      )
       expect(error.message).toContain('"name"')
     })
 
@@ -84,16 +97,26 @@ describeEachStore('POST /v1/pets', () => {
 
     test('is required', async () => {
       const { call } = await makeTestApp()
-      const error = await expectError(await call('POST', '/v1/pets', { body: { categoryId: 1 } }), 400, 'invalid_request')
+      const error = await expectError(
+        await call('POST', '/v1/pets', { body: { categoryId: 1 } }),
+        400,
+        'invalid_request',
+      )
       expect(error.message).toBe('"name" is required')
     })
 
-    test.each(['-74606261991112580', '1e400', '0.1'])('refuses the number %s, exact or not, rather than storing it as text', async (literal) => {
-      const { call } = await makeTestApp()
-      const response = await call('POST', '/v1/pets', { body: `{"name":${literal},"categoryId":1}`, headers: { 'content-type': 'application/json' } })
-      const error = await expectError(response, 400, 'invalid_request')
-      expect(error.message).toContain('"name" must be a string')
-    })
+    test.each(['-74606261991112580', '1e400', '0.1'])(
+      'refuses the number %s, exact or not, rather than storing it as text',
+      async (literal) => {
+        const { call } = await makeTestApp()
+        const response = await call('POST', '/v1/pets', {
+          body: `{"name":${literal},"categoryId":1}`,
+          headers: { 'content-type': 'application/json' },
+        })
+        const error = await expectError(response, 400, 'invalid_request')
+        expect(error.message).toContain('"name" must be a string')
+      },
+    )
   })
 
   describe('categoryId', () => {
@@ -112,7 +135,10 @@ describeEachStore('POST /v1/pets', () => {
       ['null', 'null'],
     ])('is refused with 400 when %s', async (_, literal) => {
       const { call, pets } = await makeTestApp()
-      const response = await call('POST', '/v1/pets', { body: `{"name":"Rex","categoryId":${literal}}`, headers: { 'content-type': 'application/json' } })
+      const response = await call('POST', '/v1/pets', {
+        body: `{"name":"Rex","categoryId":${literal}}`,
+        headers: { 'content-type': 'application/json' },
+      })
       const error = await expectError(response, 400, 'invalid_request')
       expect(error.message).toBe('"categoryId" must be an integer from 1 to 9007199254740991')
       expect((await pets.list({ limit: 100 })).pets).toEqual([])
@@ -127,7 +153,10 @@ describeEachStore('POST /v1/pets', () => {
     ])('is accepted exactly when %s', async (literal, expected) => {
       const { call } = await makeTestApp()
       const source = literal === '2^53 - 1' ? '9007199254740991' : literal
-      const response = await call('POST', '/v1/pets', { body: `{"name":"Rex","categoryId":${source}}`, headers: { 'content-type': 'application/json' } })
+      const response = await call('POST', '/v1/pets', {
+        body: `{"name":"Rex","categoryId":${source}}`,
+        headers: { 'content-type': 'application/json' },
+      })
       expect(response.status).toBe(201)
       expect((await json(response)).categoryId).toBe(expected)
     })
@@ -141,7 +170,11 @@ describeEachStore('POST /v1/pets', () => {
 
   test('refuses a status outside the enum', async () => {
     const { call } = await makeTestApp()
-    const error = await expectError(await call('POST', '/v1/pets', { body: { ...rex, status: 'lost' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body: { ...rex, status: 'lost' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toBe('"status" must be one of available, pending, sold')
   })
 
@@ -154,13 +187,20 @@ describeEachStore('POST /v1/pets', () => {
   ])('refuses the unknown property %s with 400 naming it', async (property, value) => {
     const { call } = await makeTestApp()
     const body = `{"name":"Rex","categoryId":1,${JSON.stringify(property)}:${JSON.stringify(value)}}`
-    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toBe(`"${property}" is not an accepted property`)
   })
 
   test('refuses a nested key that shadows Object.prototype with 400 naming it', async () => {
     const { call } = await makeTestApp()
-    const response = await call('POST', '/v1/pets', { body: '{"name":{"toString":0},"categoryId":1}', headers: { 'content-type': 'application/json' } })
+    const response = await call('POST', '/v1/pets', {
+      body: '{"name":{"toString":0},"categoryId":1}',
+      headers: { 'content-type': 'application/json' },
+    })
     const error = await expectError(response, 400, 'invalid_request')
     expect(error.message).toBe('"toString" is not an accepted property')
   })
@@ -172,7 +212,11 @@ describeEachStore('POST /v1/pets', () => {
     ['a number', '5'],
   ])('refuses a body that is %s with 400', async (_, body) => {
     const { call } = await makeTestApp()
-    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toBe('Request body must be a JSON object')
   })
 
@@ -182,22 +226,39 @@ describeEachStore('POST /v1/pets', () => {
     ['trailing garbage', '{"name":"Rex","categoryId":1} x'],
   ])('refuses malformed JSON (%s) with 400', async (_, body) => {
     const { call } = await makeTestApp()
-    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toBe('Request body is not valid JSON')
   })
 
   test('refuses a body that is not UTF-8 with 400', async () => {
     const { app, secret } = await makeTestApp()
-    const bytes = new Uint8Array([...new TextEncoder().encode('{"name":"'), 0xff, 0xfe, ...new TextEncoder().encode('","categoryId":1}')])
+    const bytes = new Uint8Array([
+      ...new TextEncoder().encode('{"name":"'),
+      0xff,
+      0xfe,
+      ...new TextEncoder().encode('","categoryId":1}'),
+    ])
     const response = await app.handle(
-      new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body: bytes }),
+      new Request('http://localhost/v1/pets', {
+        method: 'POST',
+        headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+        body: bytes,
+      }),
     )
     await expectError(response, 400, 'invalid_request')
   })
 
   test('refuses an empty body with 400', async () => {
     const { call } = await makeTestApp()
-    const error = await expectError(await call('POST', '/v1/pets', { headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toContain('required')
   })
 
@@ -209,25 +270,44 @@ describeEachStore('POST /v1/pets', () => {
   ])('refuses %s with 415', async (_, contentType) => {
     const { call, pets } = await makeTestApp()
     const body = contentType.includes('form') ? 'name=Rex&categoryId=1' : JSON.stringify(rex)
-    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': contentType } }), 415, 'unsupported_media_type')
+    await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': contentType } }),
+      415,
+      'unsupported_media_type',
+    )
     expect((await pets.list({ limit: 100 })).pets).toEqual([])
   })
 
   test('refuses a body without Content-Type with 415', async () => {
     const { app, secret } = await makeTestApp()
-    const request = new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}` }, body: new Blob([JSON.stringify(rex)]) })
+    const request = new Request('http://localhost/v1/pets', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}` },
+      body: new Blob([JSON.stringify(rex)]),
+    })
     await expectError(await app.handle(request), 415, 'unsupported_media_type')
   })
 
   test('accepts application/json with a charset, in any case', async () => {
     const { call } = await makeTestApp()
-    expect((await call('POST', '/v1/pets', { body: JSON.stringify(rex), headers: { 'content-type': 'Application/JSON; charset=utf-8' } })).status).toBe(201)
+    expect(
+      (
+        await call('POST', '/v1/pets', {
+          body: JSON.stringify(rex),
+          headers: { 'content-type': 'Application/JSON; charset=utf-8' },
+        })
+      ).status,
+    ).toBe(201)
   })
 
   test('refuses a 17 KiB body with 413', async () => {
     const { call } = await makeTestApp()
     const body = JSON.stringify({ ...rex, name: 'x'.repeat(17 * 1024) })
-    await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 413, 'payload_too_large')
+    await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      413,
+      'payload_too_large',
+    )
   })
 
   test('accepts a body of exactly 16 KiB and judges it on its content', async () => {
@@ -235,7 +315,11 @@ describeEachStore('POST /v1/pets', () => {
     const filler = 16 * 1024 - JSON.stringify({ ...rex, name: '' }).length
     const body = JSON.stringify({ ...rex, name: 'x'.repeat(filler) })
     expect(new TextEncoder().encode(body).length).toBe(16 * 1024)
-    const error = await expectError(await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }), 400, 'invalid_request')
+    const error = await expectError(
+      await call('POST', '/v1/pets', { body, headers: { 'content-type': 'application/json' } }),
+      400,
+      'invalid_request',
+    )
     expect(error.message).toContain('"name"')
   })
 
@@ -249,7 +333,11 @@ describeEachStore('POST /v1/pets', () => {
         else controller.close()
       },
     })
-    const request = new Request('http://localhost/v1/pets', { method: 'POST', headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }, body })
+    const request = new Request('http://localhost/v1/pets', {
+      method: 'POST',
+      headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json' },
+      body,
+    })
     expect(request.headers.get('content-length')).toBeNull()
     await expectError(await app.handle(request), 413, 'payload_too_large')
   })
@@ -258,7 +346,8 @@ describeEachStore('POST /v1/pets', () => {
 describeEachStore('GET /v1/pets', () => {
   async function seeded(count: number, statusOf: (i: number) => string = () => 'available') {
     const made = await makeTestApp()
-    for (let i = 1; i <= count; i++) await made.call('POST', '/v1/pets', { body: { name: `pet ${i}`, categoryId: i, status: statusOf(i) } })
+    for (let i = 1; i <= count; i++)
+      await made.call('POST', '/v1/pets', { body: { name: `pet ${i}`, categoryId: i, status: statusOf(i) } })
     return made
   }
 
@@ -277,11 +366,18 @@ describeEachStore('GET /v1/pets', () => {
     expect((await json(await call('GET', `/v1/pets?limit=${limit}`))).length).toBe(expected)
   })
 
-  test.each(['0', '101', 'abc', '1.5', '', '-1', '0x10', '1e1', '+5', ' 5', '99999999999999999999'])('returns 400 when limit is "%s"', async (limit) => {
-    const { call } = await seeded(1)
-    const error = await expectError(await call('GET', `/v1/pets?limit=${encodeURIComponent(limit)}`), 400, 'invalid_request')
-    expect(error.message).toBe('"limit" must be an integer from 1 to 100')
-  })
+  test.each(['0', '101', 'abc', '1.5', '', '-1', '0x10', '1e1', '+5', ' 5', '99999999999999999999'])(
+    'returns 400 when limit is "%s"',
+    async (limit) => {
+      const { call } = await seeded(1)
+      const error = await expectError(
+        await call('GET', `/v1/pets?limit=${encodeURIComponent(limit)}`),
+        400,
+        'invalid_request',
+      )
+      expect(error.message).toBe('"limit" must be an integer from 1 to 100')
+    },
+  )
 
   test('filters by status', async () => {
     const statuses = ['available', 'pending', 'sold']
@@ -381,11 +477,14 @@ describeEachStore('GET /v1/pets/{petId}', () => {
     await expectError(response, 404, 'not_found')
   })
 
-  test.each(['abc', '1.5', '0', '-1', '0x1', '1e1', '9007199254740992', '99999999999999999999'])('returns 400 for the id "%s", with the deprecation headers', async (id) => {
-    const { call } = await makeTestApp()
-    const response = await call('GET', `/v1/pets/${id}`)
-    expectDeprecation(response)
-    const error = await expectError(response, 400, 'invalid_request')
-    expect(error.message).toBe('"petId" must be an integer from 1 to 9007199254740991')
-  })
+  test.each(['abc', '1.5', '0', '-1', '0x1', '1e1', '9007199254740992', '99999999999999999999'])(
+    'returns 400 for the id "%s", with the deprecation headers',
+    async (id) => {
+      const { call } = await makeTestApp()
+      const response = await call('GET', `/v1/pets/${id}`)
+      expectDeprecation(response)
+      const error = await expectError(response, 400, 'invalid_request')
+      expect(error.message).toBe('"petId" must be an integer from 1 to 9007199254740991')
+    },
+  )
 })

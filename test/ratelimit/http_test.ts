@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
-import { openDatabase } from '../../src/db/open'
-import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
-import { SqlitePetStore } from '../../src/pets/store'
 import { createApp } from '../../src/app'
+import { openDatabase } from '../../src/db/open'
 import { issueKey } from '../../src/keys/issue'
+import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
 import { createLogger } from '../../src/log'
+import { SqlitePetStore } from '../../src/pets/store'
 import { MINUTE_MS } from '../../src/ratelimit/limiter'
 import { BASE, describeEachStore, expectError, FREE, makeTestApp } from '../helpers'
 import { tempDir } from '../process_helpers'
@@ -37,18 +37,31 @@ describeEachStore('X-RateLimit-* headers', () => {
       ['400 bad query', () => call('GET', '/v1/pets?limit=0'), 400],
       ['400 bad path id', () => call('GET', '/v1/pets/abc'), 400],
       ['400 bad body', () => call('POST', '/v1/pets', { body: { name: '' } }), 400],
-      ['400 malformed JSON', () => call('POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } }), 400],
+      [
+        '400 malformed JSON',
+        () => call('POST', '/v1/pets', { body: '{', headers: { 'content-type': 'application/json' } }),
+        400,
+      ],
       ['404 unknown pet', () => call('GET', '/v1/pets/999'), 404],
       ['404 unknown path', () => call('GET', '/v1/cats'), 404],
       ['405 wrong method', () => call('DELETE', '/v1/pets'), 405],
-      ['413 too large', () => call('POST', '/v1/pets', { body: 'x'.repeat(17_000), headers: { 'content-type': 'application/json' } }), 413],
+      [
+        '413 too large',
+        () => call('POST', '/v1/pets', { body: 'x'.repeat(17_000), headers: { 'content-type': 'application/json' } }),
+        413,
+      ],
       ['415 wrong type', () => call('POST', '/v1/pets', { body: 'x', headers: { 'content-type': 'text/plain' } }), 415],
     ]
     let expected = 59 - 1
     for (const [name, send, status] of outcomes) {
       const response = await send()
       expect({ name, status: response.status }).toEqual({ name, status })
-      expect({ name, ...rateHeaders(response) }).toEqual({ name, limit: '60', remaining: String(expected--), reset: String((T0 + MINUTE_MS) / 1000) })
+      expect({ name, ...rateHeaders(response) }).toEqual({
+        name,
+        limit: '60',
+        remaining: String(expected--),
+        reset: String((T0 + MINUTE_MS) / 1000),
+      })
     }
   })
 
@@ -106,7 +119,8 @@ describeEachStore('429', () => {
 
 describeEachStore('TRUST_PROXY', () => {
   async function exhaustAnonymous(call: Awaited<ReturnType<typeof freeApp>>['call']) {
-    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7' } })
+    for (let i = 0; i < 60; i++)
+      await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7' } })
   }
 
   test('off: a spoofed X-Forwarded-For buys no fresh quota', async () => {
@@ -119,7 +133,9 @@ describeEachStore('TRUST_PROXY', () => {
   test('on: the first X-Forwarded-For hop is the client', async () => {
     const { call } = await freeApp({ trustProxy: true })
     await exhaustAnonymous(call)
-    expect((await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } })).status).toBe(429)
+    expect(
+      (await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '203.0.113.7, 10.0.0.1' } })).status,
+    ).toBe(429)
     const other = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '198.51.100.1, 10.0.0.1' } })
     expect(other.status).toBe(401)
     expect(rateHeaders(other).remaining).toBe('59')
@@ -140,7 +156,12 @@ describe('key changes on a running server', () => {
       const serverDb = openDatabase(path)
       let now = T0
       const keys = new SqliteKeyStore(serverDb, () => now)
-      const app = createApp({ pets: new SqlitePetStore(serverDb), keys, clock: () => now, logger: createLogger('silent') })
+      const app = createApp({
+        pets: new SqlitePetStore(serverDb),
+        keys,
+        clock: () => now,
+        logger: createLogger('silent'),
+      })
       const cli = new SqliteKeyStore(openDatabase(path))
       const { key, secret } = await issueKey(cli, FREE)
       const get = () => app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
@@ -169,7 +190,9 @@ describe('over a real port', () => {
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
-      const responses = await Promise.all(Array.from({ length: 200 }, () => fetch(url, { headers: { authorization: `Bearer ${secret}` } })))
+      const responses = await Promise.all(
+        Array.from({ length: 200 }, () => fetch(url, { headers: { authorization: `Bearer ${secret}` } })),
+      )
       const statuses = responses.map((r) => r.status)
       expect(statuses.filter((s) => s === 200)).toHaveLength(60)
       expect(statuses.filter((s) => s === 429)).toHaveLength(140)
@@ -188,12 +211,17 @@ describe('over a real port', () => {
 
   test('counts anonymous requests per socket address', async () => {
     const db = openDatabase(':memory:')
-    const app = createApp({ pets: new SqlitePetStore(db), keys: new SqliteKeyStore(db), logger: createLogger('silent') })
+    const app = createApp({
+      pets: new SqlitePetStore(db),
+      keys: new SqliteKeyStore(db),
+      logger: createLogger('silent'),
+    })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
       const statuses: number[] = []
-      for (let i = 0; i < 61; i++) statuses.push((await fetch(url, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status)
+      for (let i = 0; i < 61; i++)
+        statuses.push((await fetch(url, { headers: { 'x-forwarded-for': `10.0.0.${i}` } })).status)
       expect(statuses.slice(0, 60).every((s) => s === 401)).toBe(true)
       expect(statuses[60]).toBe(429)
     } finally {

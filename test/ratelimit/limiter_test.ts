@@ -7,7 +7,13 @@ const free = { rpm: 60, rpd: 1000 }
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0)
 const MIDNIGHT = Date.UTC(2026, 10, 22)
 
-function drain(limiter: MemoryRateLimiter, subject: string, limits: { rpm: number; rpd: number }, count: number, at: number) {
+function drain(
+  limiter: MemoryRateLimiter,
+  subject: string,
+  limits: { rpm: number; rpd: number },
+  count: number,
+  at: number,
+) {
   const decisions = []
   for (let i = 0; i < count; i++) decisions.push(limiter.consume(subject, limits, at))
   return decisions
@@ -18,15 +24,33 @@ describe('MemoryRateLimiter, the minute window', () => {
     const limiter = new MemoryRateLimiter()
     drain(limiter, 'k', free, 59, T0)
     const sixtieth = limiter.consume('k', free, T0 + 59_999)
-    expect(sixtieth).toEqual({ refusal: undefined, window: 'minute', limit: 60, remaining: 0, reset: (T0 + MINUTE_MS) / 1000, retryAfter: 0 })
+    expect(sixtieth).toEqual({
+      refusal: undefined,
+      window: 'minute',
+      limit: 60,
+      remaining: 0,
+      reset: (T0 + MINUTE_MS) / 1000,
+      retryAfter: 0,
+    })
     const sixtyFirst = limiter.consume('k', free, T0 + 59_999)
-    expect(sixtyFirst).toEqual({ refusal: 'rate_limit_exceeded', window: 'minute', limit: 60, remaining: 0, reset: (T0 + MINUTE_MS) / 1000, retryAfter: 1 })
+    expect(sixtyFirst).toEqual({
+      refusal: 'rate_limit_exceeded',
+      window: 'minute',
+      limit: 60,
+      remaining: 0,
+      reset: (T0 + MINUTE_MS) / 1000,
+      retryAfter: 1,
+    })
   })
 
   test('starts afresh with the first request of the next minute', () => {
     const limiter = new MemoryRateLimiter()
     drain(limiter, 'k', free, 61, T0)
-    expect(limiter.consume('k', free, T0 + MINUTE_MS)).toMatchObject({ refusal: undefined, remaining: 59, reset: (T0 + 2 * MINUTE_MS) / 1000 })
+    expect(limiter.consume('k', free, T0 + MINUTE_MS)).toMatchObject({
+      refusal: undefined,
+      remaining: 59,
+      reset: (T0 + 2 * MINUTE_MS) / 1000,
+    })
   })
 
   test('counts down Remaining one by one within the window', () => {
@@ -89,7 +113,13 @@ describe('MemoryRateLimiter, the day window', () => {
     drain(limiter, 'k', limits, 60, T0)
     drain(limiter, 'k', limits, 40, T0 + MINUTE_MS)
     const refusal = limiter.consume('k', limits, T0 + 2 * MINUTE_MS)
-    expect(refusal).toMatchObject({ refusal: 'rate_limit_exceeded', window: 'day', limit: 100, remaining: 0, reset: MIDNIGHT / 1000 })
+    expect(refusal).toMatchObject({
+      refusal: 'rate_limit_exceeded',
+      window: 'day',
+      limit: 100,
+      remaining: 0,
+      reset: MIDNIGHT / 1000,
+    })
     expect(refusal.retryAfter).toBe((MIDNIGHT - T0 - 2 * MINUTE_MS) / 1000)
   })
 
@@ -108,7 +138,11 @@ describe('MemoryRateLimiter, the day window', () => {
     drain(limiter, 'k', limits, 10, T0)
     drain(limiter, 'k', limits, 10, T0) // ten refusals: no ban (not more than rpm), no quota spent
     drain(limiter, 'k', limits, 10, T0 + MINUTE_MS)
-    expect(limiter.consume('k', limits, T0 + 2 * MINUTE_MS)).toMatchObject({ refusal: undefined, window: 'day', remaining: 4 })
+    expect(limiter.consume('k', limits, T0 + 2 * MINUTE_MS)).toMatchObject({
+      refusal: undefined,
+      window: 'day',
+      remaining: 4,
+    })
   })
 })
 
@@ -162,7 +196,11 @@ describe('MemoryRateLimiter, plan changes', () => {
     const limiter = new MemoryRateLimiter()
     drain(limiter, 'k', free, 60, T0)
     expect(limiter.consume('k', free, T0).refusal).toBe('rate_limit_exceeded')
-    expect(limiter.consume('k', { rpm: 300, rpd: 10_000 }, T0)).toMatchObject({ refusal: undefined, limit: 300, remaining: 239 })
+    expect(limiter.consume('k', { rpm: 300, rpd: 10_000 }, T0)).toMatchObject({
+      refusal: undefined,
+      limit: 300,
+      remaining: 239,
+    })
   })
 })
 
@@ -182,7 +220,11 @@ describe('MemoryRateLimiter, plan changes across the packed limits', () => {
   test('counts past 2^11 a minute and 2^20 a day with large limits', () => {
     const limiter = new MemoryRateLimiter()
     const big = { rpm: 10_000, rpd: 2_000_000 }
-    expect(drain(limiter, 'k', big, 3000, T0).at(-1)).toMatchObject({ refusal: undefined, limit: 10_000, remaining: 7000 })
+    expect(drain(limiter, 'k', big, 3000, T0).at(-1)).toMatchObject({
+      refusal: undefined,
+      limit: 10_000,
+      remaining: 7000,
+    })
   })
 })
 

@@ -34,7 +34,11 @@ describe('rate limits under load, over a real port', () => {
           const window = Math.floor(now / MINUTE_MS)
           const response = await fetch(url, { headers: { authorization: `Bearer ${issued[keyIndex]!.secret}` } })
           await response.arrayBuffer()
-          samples.push({ window, status: response.status, remaining: Number(response.headers.get('x-ratelimit-remaining')) })
+          samples.push({
+            window,
+            status: response.status,
+            remaining: Number(response.headers.get('x-ratelimit-remaining')),
+          })
         }
       }
       const firstWindow = Promise.all(issued.flatMap((_, k) => Array.from({ length: 4 }, () => client(k, 60))))
@@ -45,7 +49,9 @@ describe('rate limits under load, over a real port', () => {
 
       for (const [k, plan] of plans.entries()) {
         for (const window of new Set(perClient.flatMap((c) => c.samples.map((s) => s.window)))) {
-          const sent = perClient.filter((c) => c.keyIndex === k).flatMap((c) => c.samples.filter((s) => s.window === window))
+          const sent = perClient
+            .filter((c) => c.keyIndex === k)
+            .flatMap((c) => c.samples.filter((s) => s.window === window))
           const answered = sent.filter((s) => s.status !== 429).length
           // Never more than the plan; and exactly the plan's worth when more was asked.
           expect({ key: k, window, answered }).toEqual({ key: k, window, answered: Math.min(plan.rpm, sent.length) })
@@ -53,7 +59,8 @@ describe('rate limits under load, over a real port', () => {
       }
       for (const { samples } of perClient) {
         for (let i = 1; i < samples.length; i++) {
-          if (samples[i]!.window === samples[i - 1]!.window) expect(samples[i]!.remaining).toBeLessThanOrEqual(samples[i - 1]!.remaining)
+          if (samples[i]!.window === samples[i - 1]!.window)
+            expect(samples[i]!.remaining).toBeLessThanOrEqual(samples[i - 1]!.remaining)
         }
       }
     } finally {

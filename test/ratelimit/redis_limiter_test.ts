@@ -2,7 +2,14 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { RedisClient } from 'bun'
 import { HttpError } from '../../src/errors'
 import type { Limits } from '../../src/keys/plans'
-import { BAN_MS, DAY_MS, MemoryRateLimiter, MINUTE_MS, type RateDecision, type Subject } from '../../src/ratelimit/limiter'
+import {
+  BAN_MS,
+  DAY_MS,
+  MemoryRateLimiter,
+  MINUTE_MS,
+  type RateDecision,
+  type Subject,
+} from '../../src/ratelimit/limiter'
 import { describeEachStore, FREE, makeTestApp } from '../helpers'
 import { eventually, startFreshServer } from '../process_helpers'
 import { redisTestLimiter, SHARED_STORES, startPrivateRedis, TEST_REDIS_URL } from '../shared_services'
@@ -28,10 +35,15 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
     const { limiter, logs } = await limiterUnderTest({ timeoutMs: 10_000 })
     const memory = new MemoryRateLimiter()
     const small: Limits = { rpm: 5, rpd: 12 }
-    const subjects: [Subject, Limits][] = [[1, small], [2, free], [-167772161, small], ['ip:::1', small]]
+    const subjects: [Subject, Limits][] = [
+      [1, small],
+      [2, free],
+      [-167772161, small],
+      ['ip:::1', small],
+    ]
     // A fixed pseudo-random walk through time: bursts, minute changes, a ban, the next UTC day.
     let seed = 7
-    const random = () => ((seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31)
+    const random = () => (seed = (seed * 1103515245 + 12345) % 2 ** 31) / 2 ** 31
     let now = T0 + DAY_MS - 20 * MINUTE_MS
     const differences: string[] = []
     const kinds = new Set<string>()
@@ -42,13 +54,20 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
       const expected = memory.consume(subject, limits, now)
       const actual = await limiter.consume(subject, limits, now)
       kinds.add(`${actual.refusal ?? 'allowed'} ${actual.window}`)
-      if (JSON.stringify(actual) !== JSON.stringify(expected)) differences.push(`#${i} ${subject}@${now}: ${JSON.stringify(actual)} vs ${JSON.stringify(expected)}`)
+      if (JSON.stringify(actual) !== JSON.stringify(expected))
+        differences.push(`#${i} ${subject}@${now}: ${JSON.stringify(actual)} vs ${JSON.stringify(expected)}`)
     }
     expect(logs).toEqual([])
     expect(differences).toEqual([])
     // The walk crossed midnight and met every kind of answer.
     expect(now).toBeGreaterThan(T0 + DAY_MS)
-    expect([...kinds].sort()).toEqual(['allowed day', 'allowed minute', 'key_banned ban', 'rate_limit_exceeded day', 'rate_limit_exceeded minute'])
+    expect([...kinds].sort()).toEqual([
+      'allowed day',
+      'allowed minute',
+      'key_banned ban',
+      'rate_limit_exceeded day',
+      'rate_limit_exceeded minute',
+    ])
   })
 
   test('counts concurrent requests atomically: 200 at once give exactly 60', async () => {
@@ -105,10 +124,14 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
 
     await redis.start()
     // Shared counting resumes on the same client: a fresh Redis starts the window at zero.
-    const back = await eventually(async () => {
-      const decision = await limiter.consume(2, free, Date.now())
-      return (await limiter.health()) === 'ok' && decision.remaining === 59
-    }, true, 5000)
+    const back = await eventually(
+      async () => {
+        const decision = await limiter.consume(2, free, Date.now())
+        return (await limiter.health()) === 'ok' && decision.remaining === 59
+      },
+      true,
+      5000,
+    )
     expect(back).toBe(true)
     expect(logs.at(-1)?.msg).toBe('rate limiter: Redis answers again; limits are shared once more')
   }, 20_000)
@@ -125,9 +148,16 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
     const refused = await call('GET', '/v1/pets')
     expect(refused.status).toBe(503)
     expect(refused.headers.get('retry-after')).toBe('1')
-    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual(['60', '0'])
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([
+      '60',
+      '0',
+    ])
     expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000)
-    expect(await refused.json()).toEqual({ code: 'rate_limiter_unavailable', message: 'The rate limiter cannot be reached; retry shortly', status: 503 })
+    expect(await refused.json()).toEqual({
+      code: 'rate_limiter_unavailable',
+      message: 'The rate limiter cannot be reached; retry shortly',
+      status: 503,
+    })
     expect((await call('GET', '/health', { key: null })).status).toBe(503)
 
     await redis.start()
@@ -159,17 +189,22 @@ describe.skipIf(!SHARED_STORES)('a serve process whose Redis goes away', () => {
     cleanups.push(redis.stop)
     const fresh = await startFreshServer({ REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
     cleanups.push(fresh.cleanup)
-    const get = (path: string) => fetch(`${fresh.server.url}${path}`, { headers: { authorization: `Bearer ${fresh.key}` } })
+    const get = (path: string) =>
+      fetch(`${fresh.server.url}${path}`, { headers: { authorization: `Bearer ${fresh.key}` } })
     expect((await get('/v1/pets')).headers.get('x-ratelimit-remaining')).toBe('59')
 
     await redis.stop()
     const during = await get('/v1/pets')
     expect(during.status).toBe(200)
     expect(during.headers.get('x-ratelimit-limit')).toBe('60')
-    expect(await (await fetch(`${fresh.server.url}/health`)).json()).toEqual({ status: 'degraded', rateLimiter: 'unreachable' })
+    expect(await (await fetch(`${fresh.server.url}/health`)).json()).toEqual({
+      status: 'degraded',
+      rateLimiter: 'unreachable',
+    })
 
     await redis.start()
-    const healthy = async () => ((await (await fetch(`${fresh.server.url}/health`)).json()) as { status: string }).status
+    const healthy = async () =>
+      ((await (await fetch(`${fresh.server.url}/health`)).json()) as { status: string }).status
     // Health reports the last call's outcome: requests probe Redis again, at most once a second.
     expect(await eventually(async () => ((await get('/v1/pets')).ok ? healthy() : 'refused'), 'ok', 5000)).toBe('ok')
     // The fresh Redis counts this minute from zero again: shared counting is back.
@@ -181,10 +216,10 @@ describeEachStore('a request under /v1 (rate limits through the app)', () => {
   test('gets the same headers from either limiter', async () => {
     const { call } = await makeTestApp({ clock: () => T0 + 1500 }, FREE)
     const response = await call('GET', '/v1/pets')
-    expect([response.headers.get('x-ratelimit-limit'), response.headers.get('x-ratelimit-remaining'), response.headers.get('x-ratelimit-reset')]).toEqual([
-      '60',
-      '59',
-      String((T0 + MINUTE_MS) / 1000),
-    ])
+    expect([
+      response.headers.get('x-ratelimit-limit'),
+      response.headers.get('x-ratelimit-remaining'),
+      response.headers.get('x-ratelimit-reset'),
+    ]).toEqual(['60', '59', String((T0 + MINUTE_MS) / 1000)])
   })
 })
