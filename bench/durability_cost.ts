@@ -10,11 +10,12 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp } from '../src/app'
-import { openDatabase, type Synchronous } from '../src/db/open'
+import type { Synchronous } from '../src/config'
+import { openDatabase } from '../src/db/sqlite'
 import { issueKey } from '../src/keys/issue'
-import { SqliteKeyStore } from '../src/keys/store'
+import { SqliteKeyStore } from '../src/keys/sqlite_store'
 import { createLogger } from '../src/log'
-import { SqlitePetStore } from '../src/pets/store'
+import { SqlitePetStore } from '../src/pets/sqlite_store'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } },

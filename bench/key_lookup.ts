@@ -1,6 +1,6 @@
 // What checking keys on every request costs, as a share of a whole in-process
 // list request, on a WAL database file as the server has it. The key store
-// looks at `PRAGMA data_version` at most every KEY_FRESHNESS_MS, so that CLI
+// looks at `PRAGMA data_version` at most every DATA_VERSION_CHECK_MS, so that CLI
 // revocations and plan changes reach a running server quickly; this bench
 // shows what the check costs and what it would cost on every request.
 //
@@ -10,15 +10,16 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp } from '../src/app'
-import { openDatabase } from '../src/db/open'
+import { authenticate } from '../src/auth/authenticate'
+import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../src/db/data_version'
+import { openDatabase } from '../src/db/sqlite'
 import { hashApiKey } from '../src/keys/api_key'
-import { authenticate } from '../src/keys/authenticate'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../src/keys/store'
+import { SqliteKeyStore } from '../src/keys/sqlite_store'
 import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/store'
+import { SqlitePetStore } from '../src/pets/sqlite_store'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } },
@@ -29,7 +30,7 @@ const iterations = Number(values.iterations)
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-keys-bench-'))
 const db = openDatabase(join(dir, 'bench.sqlite'))
 const keys = new SqliteKeyStore(db)
-const pets = new CachedPetStore(new SqlitePetStore(db), db)
+const pets = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db))
 for (let i = 0; i < 1000; i++) await pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 7) })
 const { secret } = await issueKey(keys, { name: 'bench', plan: 'free', ...PLAN_LIMITS.free })
 const header = `Bearer ${secret}`
@@ -49,7 +50,7 @@ async function time(run: () => unknown | Promise<unknown>): Promise<number> {
 const WHOLE = 'whole request (app.handle, first page of 20)'
 const cases: Record<string, () => unknown> = {
   [WHOLE]: () => app.handle(request()),
-  [`authenticate, as shipped (data_version every ${KEY_FRESHNESS_MS} ms)`]: () => authenticate(header, keys),
+  [`authenticate, as shipped (data_version every ${DATA_VERSION_CHECK_MS} ms)`]: () => authenticate(header, keys),
   'PRAGMA data_version alone (if checked every request)': () => dataVersion.get(),
   'SHA-256 of the key alone': () => hashApiKey(secret),
   'map lookup alone': () => snapshot.get(hash),

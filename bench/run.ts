@@ -8,6 +8,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { BUN_HEAD_SIZE_FLAG } from '../src/http/limits'
 import { type LoadResult, recordAnswer, runLoad } from './lib/load'
 import { canPin, pinSelf, rssOf, type Started, spawnPinned } from './lib/processes'
 import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
@@ -100,7 +101,7 @@ type ServiceEnv = Record<string, string>
 
 async function startService(storeEnv: ServiceEnv): Promise<Started & { url: string }> {
   const started = await spawnPinned(
-    [process.execPath, '--max-http-header-size=65536', join(ROOT, 'src/main.ts'), 'serve'],
+    [process.execPath, BUN_HEAD_SIZE_FLAG, join(ROOT, 'src/main.ts'), 'serve'],
     { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'on', ...storeEnv },
     /listening on (http:\/\/\S+)/,
   )
@@ -351,6 +352,6 @@ console.log(table(results))
 for (const result of results)
   if (result.firstWrong)
     console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)
-if (values.json) writeFileSync(values.json, JSON.stringify(report, null, 2) + '\n')
+if (values.json) writeFileSync(values.json, `${JSON.stringify(report, null, 2)}\n`)
 if (values.svg) writeFileSync(values.svg, svgChart(report))
 process.exitCode = results.some((r) => r.wrong > 0 || r.errors > 0) ? 1 : 0

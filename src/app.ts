@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { Callers } from './auth/callers'
 import { apiGuard } from './auth/guard'
 import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
@@ -41,12 +42,12 @@ export function createApp(deps: AppDeps) {
   // standardHostname off: Elysia would otherwise assume a host of at least four
   // characters and misread the path of a request sent with `Host: x`.
   const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
-  const keyIds = new WeakMap<Request, number>()
+  const callers = new Callers()
   const { logger } = deps
   const clock = deps.clock ?? Date.now
   const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
   return app
-    .use(requestLog({ logger, keyIds }))
+    .use(requestLog({ logger, callers }))
     .use(
       errorMapper({
         allowedMethods: allowedMethods(() => app.routes),
@@ -55,7 +56,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(
       apiGuard({
-        keyIds,
+        callers,
         keys: deps.keys,
         limiter,
         clock,
@@ -64,7 +65,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(requestBounds())
-    .use(petRoutes({ ...deps, clock, callerKeyId: (request) => keyIds.get(request) }))
+    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))
 }

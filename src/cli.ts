@@ -1,34 +1,35 @@
-import { parseArgs } from 'node:util'
-import { ConfigError, loadConfig } from './config'
+import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
+import { ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
 import { backupDatabase } from './db/backup'
-import { openDatabase } from './db/open'
-import { type Io, runKeysCommand, UsageError } from './keys/cli'
+import { openDatabase } from './db/sqlite'
+import { runKeysCommand } from './keys/cli'
+import { describePlans, PLANS } from './keys/plans'
 import { type RunningService, startService } from './server'
 import { openStores } from './stores'
 
-/** Exit status for bad arguments or a bad environment variable. */
-export const EXIT_USAGE = 2
+const defaults = ENV_DEFAULTS
 
-/** What `--help` and every usage error print. */
+/** What `--help` and every usage error print; defaults and plans as the code has them. */
 export const USAGE = `Usage:
   animal-store serve [--db PATH]
-  animal-store keys create --plan free|pro|business|enterprise [--name TEXT] [--rpm N --rpd N] [--json] [--db PATH]
+  animal-store keys create --plan ${PLANS.join('|')} [--name TEXT] [--rpm N --rpd N] [--json] [--db PATH]
   animal-store keys list [--json] [--db PATH]
   animal-store keys revoke ID [--json] [--db PATH]
   animal-store keys set-plan ID --plan PLAN [--rpm N --rpd N] [--json] [--db PATH]
   animal-store backup FILE [--db PATH]      a consistent copy of the database, safe while serving
 
+Plans, requests per minute/per day: ${describePlans()}.
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
-Environment: PORT (3000), HOST (0.0.0.0), DATABASE_PATH (./data/animal-store.sqlite), PUBLIC_URL,
-TRUST_PROXY (off), LOG_LEVEL (info), SQLITE_SYNCHRONOUS (normal|full), HTTP_IDLE_TIMEOUT (10).
-Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (10), REDIS_URL (redis://…),
-REDIS_FAILURE_MODE (open|closed: while Redis is unreachable, limit per instance or answer 503),
-REDIS_KEY_PREFIX (animal-store:rl).`
+Environment: PORT (${defaults.PORT}), HOST (${defaults.HOST}), DATABASE_PATH (${defaults.DATABASE_PATH}), PUBLIC_URL,
+TRUST_PROXY (${defaults.TRUST_PROXY}), LOG_LEVEL (${defaults.LOG_LEVEL}), SQLITE_SYNCHRONOUS (${SYNCHRONOUS_MODES.join('|')}; ${defaults.SQLITE_SYNCHRONOUS}), HTTP_IDLE_TIMEOUT (${defaults.HTTP_IDLE_TIMEOUT}).
+Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (${defaults.DATABASE_POOL_SIZE}), REDIS_URL (redis://…),
+REDIS_FAILURE_MODE (${REDIS_FAILURE_MODES.join('|')}; ${defaults.REDIS_FAILURE_MODE}: while Redis is unreachable, limit per instance or answer 503),
+REDIS_KEY_PREFIX (${defaults.REDIS_KEY_PREFIX}).`
 
 /** The process's standard streams as an `Io`. */
 const processIo: Io = {
-  out: (line) => process.stdout.write(line + '\n'),
-  err: (line) => process.stderr.write(line + '\n'),
+  out: (line) => process.stdout.write(`${line}\n`),
+  err: (line) => process.stderr.write(`${line}\n`),
 }
 
 /**
@@ -86,12 +87,7 @@ export async function runCli(
 }
 
 function backupOptions(args: string[]): { file: string; db?: string } {
-  let parsed
-  try {
-    parsed = parseArgs({ args, options: { db: { type: 'string' } }, allowPositionals: true, strict: true })
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
+  const parsed = parseCommandLine(args, { db: { type: 'string' } })
   const [file, ...extra] = parsed.positionals
   if (file === undefined || extra.length > 0) throw new UsageError('backup takes one FILE and optionally --db PATH')
   return { file, db: parsed.values.db }

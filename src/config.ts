@@ -1,9 +1,26 @@
-import type { Synchronous } from './db/open'
-import type { RedisFailureMode } from './ratelimit/redis_limiter'
+import { LOG_LEVELS, type LogLevel } from './log'
 
-/** How much the service says on stderr. */
-export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
-export type LogLevel = (typeof LOG_LEVELS)[number]
+/** How hard SQLite works to keep a commit: `normal` survives a crash of the process, `full` also a power loss. */
+export const SYNCHRONOUS_MODES = ['normal', 'full'] as const
+export type Synchronous = (typeof SYNCHRONOUS_MODES)[number]
+
+/** What the shared limiter does while Redis cannot be asked: `open` counts per instance, `closed` answers 503. */
+export const REDIS_FAILURE_MODES = ['open', 'closed'] as const
+export type RedisFailureMode = (typeof REDIS_FAILURE_MODES)[number]
+
+/** The value each environment variable has when it is unset; the CLI usage quotes them. */
+export const ENV_DEFAULTS = {
+  PORT: 3000,
+  HOST: '0.0.0.0',
+  DATABASE_PATH: './data/animal-store.sqlite',
+  TRUST_PROXY: 'off',
+  LOG_LEVEL: 'info',
+  SQLITE_SYNCHRONOUS: 'normal',
+  HTTP_IDLE_TIMEOUT: 10,
+  DATABASE_POOL_SIZE: 10,
+  REDIS_FAILURE_MODE: 'open',
+  REDIS_KEY_PREFIX: 'animal-store:rl',
+} as const satisfies Record<string, string | number>
 
 /** Everything the service reads from its environment, validated. */
 export interface Config {
@@ -49,29 +66,29 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       'set it or DATABASE_PATH, not both: one names PostgreSQL, the other a SQLite file',
     )
   return Object.freeze({
-    port: port(env.PORT),
-    host: nonEmpty('HOST', env.HOST, '0.0.0.0'),
-    databasePath: nonEmpty('DATABASE_PATH', env.DATABASE_PATH, './data/animal-store.sqlite'),
+    port: integer('PORT', env.PORT, 0, 65535, ENV_DEFAULTS.PORT),
+    host: nonEmpty('HOST', env.HOST, ENV_DEFAULTS.HOST),
+    databasePath: nonEmpty('DATABASE_PATH', env.DATABASE_PATH, ENV_DEFAULTS.DATABASE_PATH),
     publicUrl: publicUrl(env.PUBLIC_URL),
-    trustProxy: flag('TRUST_PROXY', env.TRUST_PROXY),
-    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, 'info'),
+    trustProxy: flag('TRUST_PROXY', env.TRUST_PROXY || ENV_DEFAULTS.TRUST_PROXY),
+    logLevel: oneOf('LOG_LEVEL', env.LOG_LEVEL, LOG_LEVELS, ENV_DEFAULTS.LOG_LEVEL),
     synchronous: oneOf(
       'SQLITE_SYNCHRONOUS',
       env.SQLITE_SYNCHRONOUS?.toLowerCase(),
-      ['normal', 'full'] as const,
-      'normal',
+      SYNCHRONOUS_MODES,
+      ENV_DEFAULTS.SQLITE_SYNCHRONOUS,
     ),
-    idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, 10),
+    idleTimeoutSeconds: integer('HTTP_IDLE_TIMEOUT', env.HTTP_IDLE_TIMEOUT, 1, 255, ENV_DEFAULTS.HTTP_IDLE_TIMEOUT),
     databaseUrl: serverUrl('DATABASE_URL', env.DATABASE_URL, ['postgres:', 'postgresql:']),
-    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 1, 100, 10),
+    databasePoolSize: integer('DATABASE_POOL_SIZE', env.DATABASE_POOL_SIZE, 1, 100, ENV_DEFAULTS.DATABASE_POOL_SIZE),
     redisUrl: serverUrl('REDIS_URL', env.REDIS_URL, ['redis:', 'rediss:']),
     redisFailureMode: oneOf(
       'REDIS_FAILURE_MODE',
       env.REDIS_FAILURE_MODE?.toLowerCase(),
-      ['open', 'closed'] as const,
-      'open',
+      REDIS_FAILURE_MODES,
+      ENV_DEFAULTS.REDIS_FAILURE_MODE,
     ),
-    redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, 'animal-store:rl'),
+    redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, ENV_DEFAULTS.REDIS_KEY_PREFIX),
   })
 }
 
@@ -84,13 +101,9 @@ function serverUrl(variable: string, value: string | undefined, protocols: strin
     throw new ConfigError(variable, `must be a ${protocols[0]}// URL`)
   }
   if (!protocols.includes(url.protocol))
-    throw new ConfigError(variable, `must start with ${protocols.map((p) => p + '//').join(' or ')}`)
+    throw new ConfigError(variable, `must start with ${protocols.map((p) => `${p}//`).join(' or ')}`)
   if (url.hostname === '') throw new ConfigError(variable, 'must name a host')
   return value
-}
-
-function port(value: string | undefined): number {
-  return integer('PORT', value, 0, 65535, 3000)
 }
 
 function integer(variable: string, value: string | undefined, min: number, max: number, fallback: number): number {
@@ -122,8 +135,7 @@ function publicUrl(value: string | undefined): string | undefined {
   return (url.origin + url.pathname).replace(/\/+$/, '').replace(/\/v1$/, '')
 }
 
-function flag(variable: string, value: string | undefined): boolean {
-  if (value === undefined || value === '') return false
+function flag(variable: string, value: string): boolean {
   const normal = value.toLowerCase()
   if (['1', 'true', 'on', 'yes'].includes(normal)) return true
   if (['0', 'false', 'off', 'no'].includes(normal)) return false

@@ -1,13 +1,56 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
+import { StoreUnavailableError } from './db/store_unavailable'
+import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
+import { BAN_DURATION_TEXT } from './ratelimit/limiter'
+
+/**
+ * Every Error code the API answers with: its HTTP status and what it means.
+ * The one list: `HttpError` takes only these codes, and the OpenAPI document
+ * (the `Error.code` enum, each documented error response) is built from it.
+ */
+export const ERROR_CODES = {
+  invalid_request: {
+    status: 400,
+    meaning: 'a query, path or body value fails validation, or the body is not a JSON object',
+  },
+  unauthorized: { status: 401, meaning: 'the API key is missing, malformed, unknown or revoked' },
+  not_found: { status: 404, meaning: 'no animal has this id, or no resource has this path' },
+  method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
+  payload_too_large: { status: 413, meaning: `the body is over ${MAX_BODY_BYTES} bytes (${kib(MAX_BODY_BYTES)})` },
+  uri_too_long: { status: 414, meaning: `the request target (path and query) is over ${kib(MAX_TARGET_BYTES)}` },
+  unsupported_media_type: { status: 415, meaning: 'the body is not application/json' },
+  idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key was already used with a different body' },
+  rate_limit_exceeded: {
+    status: 429,
+    meaning: 'the minute or the day is used up until Retry-After seconds have passed',
+  },
+  key_banned: {
+    status: 429,
+    meaning: `banned for ${BAN_DURATION_TEXT} for hammering on after 429s, until Retry-After seconds have passed`,
+  },
+  headers_too_large: { status: 431, meaning: `the request headers are over ${kib(MAX_HEADER_BYTES)}` },
+  internal_error: { status: 500, meaning: 'something unexpected (details are logged, never sent)' },
+  unavailable: { status: 503, meaning: 'the database does not answer for now, retry after Retry-After seconds' },
+  rate_limiter_unavailable: {
+    status: 503,
+    meaning:
+      'the rate limiter cannot be asked and the service refuses rather than guess, retry after Retry-After seconds',
+  },
+} satisfies Record<string, { status: number; meaning: string }>
+
+/** A code of ERROR_CODES. */
+export type ErrorCode = keyof typeof ERROR_CODES
 
 /** The Error object every failure answers with: `status` equals the HTTP status. */
 export const ErrorSchema = Type.Object(
   {
-    code: Type.String({
-      description: 'Machine-readable error code, e.g. invalid_request',
+    code: Type.Unsafe<ErrorCode>({
+      type: 'string',
+      enum: Object.keys(ERROR_CODES),
+      description: 'Machine-readable error code; the table in the API description says when each is sent',
       examples: ['invalid_request'],
     }),
     message: Type.String({ description: 'What went wrong, naming the offending field, parameter or header' }),
@@ -17,21 +60,23 @@ export const ErrorSchema = Type.Object(
 )
 export type ErrorBody = Static<typeof ErrorSchema>
 
-/** Builds an Error body; key order follows the specification. A key-shaped text in the message is redacted. */
-export function errorBody(status: number, code: string, message: string): ErrorBody {
-  return { code, message: redactApiKeys(message), status }
+/** Builds the Error body of `code`; key order follows the specification. A key-shaped text in the message is redacted. */
+export function errorBody(code: ErrorCode, message: string): ErrorBody {
+  return { code, message: redactApiKeys(message), status: ERROR_CODES[code].status }
 }
 
-/** A failure that knows its HTTP status, its Error code and any headers it needs. */
+/** A failure the client is told about: its Error code (which fixes the status) and any headers it needs. */
 export class HttpError extends Error {
+  readonly status: number
+
   constructor(
-    readonly status: number,
-    readonly code: string,
+    readonly code: ErrorCode,
     message: string,
     readonly headers?: Readonly<Record<string, string>>,
   ) {
     super(message)
     this.name = 'HttpError'
+    this.status = ERROR_CODES[code].status
   }
 }
 
@@ -52,31 +97,34 @@ export function errorMapper(options: ErrorMapperOptions) {
     const failure = toHttpError(code, error, path, options)
     set.status = failure.status
     if (failure.headers) Object.assign(set.headers, failure.headers)
-    return errorBody(failure.status, failure.code, failure.message)
+    return errorBody(failure.code, failure.message)
   })
 }
 
 function toHttpError(code: string | number, error: unknown, path: string, options: ErrorMapperOptions): HttpError {
   if (error instanceof HttpError) return error
+  if (error instanceof StoreUnavailableError) {
+    return new HttpError('unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
+  }
   switch (code) {
     case 'PARSE': {
       const cause = (error as Error).cause
       if (cause instanceof HttpError) return cause
-      return new HttpError(400, 'invalid_request', 'Request body is not valid JSON')
+      return new HttpError('invalid_request', 'Request body is not valid JSON')
     }
     case 'VALIDATION': {
       const validation = error as ValidationError
       // A response that fails its own schema is our bug, never the client's.
       if (validation.type === 'response') break
-      return new HttpError(400, 'invalid_request', describeValidationError(validation))
+      return new HttpError('invalid_request', describeValidationError(validation))
     }
     case 'NOT_FOUND': {
       const allow = options.allowedMethods(path)
       if (allow)
-        return new HttpError(405, 'method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
-      return new HttpError(404, 'not_found', `No resource at ${path}`)
+        return new HttpError('method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
+      return new HttpError('not_found', `No resource at ${path}`)
     }
   }
   options.reportUnexpected(error)
-  return new HttpError(500, 'internal_error', 'Internal server error')
+  return new HttpError('internal_error', 'Internal server error')
 }

@@ -1,5 +1,8 @@
-import type { LogLevel } from './config'
 import { redactApiKeys } from './keys/api_key'
+
+/** How much the service logs, from everything to nothing (LOG_LEVEL). */
+export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const
+export type LogLevel = (typeof LOG_LEVELS)[number]
 
 const RANK: Record<LogLevel, number> = { debug: 10, info: 20, warn: 30, error: 40, silent: 100 }
 
@@ -15,7 +18,7 @@ export interface Logger {
 /** A logger that writes lines at `level` and above to `write` (stdout by default), key-shaped text redacted. */
 export function createLogger(
   level: LogLevel,
-  write: (line: string) => void = (line) => process.stdout.write(line + '\n'),
+  write: (line: string) => void = (line) => process.stdout.write(`${line}\n`),
 ): Logger {
   const threshold = RANK[level]
   const at = (name: 'info' | 'warn' | 'error') =>

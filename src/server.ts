@@ -1,7 +1,7 @@
 import { createApp } from './app'
+import type { Io } from './command_line'
 import type { Config } from './config'
-import { BUN_MAX_HEAD_BYTES } from './http/request_bounds'
-import type { Io } from './keys/cli'
+import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
 import { issueFirstKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
 import type { KeyStore } from './keys/store'
@@ -9,12 +9,6 @@ import { createLogger, type Logger } from './log'
 import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter'
 import { RedisRateLimiter } from './ratelimit/redis_limiter'
 import { openStores } from './stores'
-
-/**
- * Bun's own ceiling on a request body. Bodies above 16 KiB get the JSON 413
- * from the app; only above this one does Bun answer with a bare 413 itself.
- */
-export const BUN_MAX_BODY_BYTES = 1024 * 1024
 
 /** How long a stop waits for in-flight requests before closing their connections. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000
@@ -71,7 +65,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
   )
   if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size'))) {
     io.err(
-      `Note: started without --max-http-header-size=${BUN_MAX_HEAD_BYTES}: request heads over 16 KiB get Bun's bare 431, not the JSON one`,
+      `Note: started without ${BUN_HEAD_SIZE_FLAG}: request heads over ${kib(BUN_DEFAULT_HEAD_BYTES)} get Bun's bare 431, not the JSON one`,
     )
   }
   return {

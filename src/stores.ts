@@ -1,12 +1,15 @@
 import type { Database } from 'bun:sqlite'
 import { type Config, ConfigError } from './config'
-import { openDatabase } from './db/open'
+import { DataVersionWatcher } from './db/data_version'
 import { openPostgres, redactedUrl } from './db/postgres'
+import { openDatabase } from './db/sqlite'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
-import { type KeyStore, SqliteKeyStore } from './keys/store'
+import { SqliteKeyStore } from './keys/sqlite_store'
+import type { KeyStore } from './keys/store'
 import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
-import { type PetStore, SqlitePetStore } from './pets/store'
+import { SqlitePetStore } from './pets/sqlite_store'
+import type { PetStore } from './pets/store'
 
 /** Where pets and keys live, opened together; `close` releases the database. */
 export interface Stores {
@@ -51,9 +54,11 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
   }
   const path = sqlitePath ?? config.databasePath
   const db: Database = await openOrExplain('DATABASE_PATH', path, () => openDatabase(path, config.synchronous))
+  // One watcher for the file: the key map and the page cache both reload when another process writes it.
+  const watcher = new DataVersionWatcher(db)
   return {
-    pets: new CachedPetStore(new SqlitePetStore(db), db),
-    keys: new SqliteKeyStore(db),
+    pets: new CachedPetStore(new SqlitePetStore(db), watcher),
+    keys: new SqliteKeyStore(db, { watcher }),
     description: path,
     async close() {
       db.close()

@@ -1,14 +1,46 @@
 import { afterAll, afterEach, beforeAll, describe, expect } from 'bun:test'
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { type AppDeps, createApp } from '../src/app'
-import { openDatabase } from '../src/db/open'
+import { DataVersionWatcher } from '../src/db/data_version'
+import { openDatabase } from '../src/db/sqlite'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { type KeyStore, type NewApiKey, SqliteKeyStore } from '../src/keys/store'
+import { SqliteKeyStore } from '../src/keys/sqlite_store'
+import type { KeyStore, NewApiKey } from '../src/keys/store'
 import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
-import { type PetStore, SqlitePetStore } from '../src/pets/store'
+import { SqlitePetStore } from '../src/pets/sqlite_store'
+import type { PetStore } from '../src/pets/store'
 import type { RateLimiter } from '../src/ratelimit/limiter'
 import { postgresTestStores, redisTestLimiter, SHARED_STORES } from './shared_services'
+
+/** Things to undo after each test of the file that calls this, last first: push a cleanup as you make the thing. */
+export function cleanupsAfterEach(): (() => unknown)[] {
+  const cleanups: (() => unknown)[] = []
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup()
+  })
+  return cleanups
+}
+
+/** A fresh folder for one test's database, removed by `cleanup`. */
+export function tempDir(prefix = 'animal-store-'): { dir: string; cleanup(): void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix))
+  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
+}
+
+/** Polls `probe` until it returns `expected` or `withinMs` passes; returns the last value seen. */
+export async function eventually<T>(probe: () => Promise<T>, expected: T, withinMs = 1000): Promise<T> {
+  const deadline = Date.now() + withinMs
+  let value = await probe()
+  while (value !== expected && Date.now() < deadline) {
+    await Bun.sleep(25)
+    value = await probe()
+  }
+  return value
+}
 
 /** The origin in-process requests are addressed to. */
 export const BASE = 'http://localhost'
@@ -72,9 +104,10 @@ async function testStores(): Promise<TestStores> {
   if (storeKind === 'sqlite') {
     const db = openDatabase(':memory:')
     // As the server composes it: the page cache in front of SQLite.
+    const watcher = new DataVersionWatcher(db)
     return {
-      pets: new CachedPetStore(new SqlitePetStore(db), db),
-      keys: new SqliteKeyStore(db),
+      pets: new CachedPetStore(new SqlitePetStore(db), watcher),
+      keys: new SqliteKeyStore(db, { watcher }),
       query: async (sql) => db.query(sql).all(),
     }
   }
@@ -114,6 +147,7 @@ export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: New
 }
 
 /** Reads a response body as JSON, typed loosely for assertions. */
+// biome-ignore lint/suspicious/noExplicitAny: assertions read any field of any body
 export async function json(response: Response): Promise<any> {
   return response.json()
 }

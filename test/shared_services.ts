@@ -2,12 +2,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RedisClient, SQL } from 'bun'
+import type { RedisFailureMode } from '../src/config'
 import { openPostgres } from '../src/db/postgres'
 import { PostgresKeyStore } from '../src/keys/postgres_store'
 import { createLogger } from '../src/log'
 import { PostgresPetStore } from '../src/pets/postgres_store'
 import { MemoryRateLimiter } from '../src/ratelimit/limiter'
-import { type RedisFailureMode, RedisRateLimiter } from '../src/ratelimit/redis_limiter'
+import { RedisRateLimiter } from '../src/ratelimit/redis_limiter'
 
 /**
  * The PostgreSQL and Redis servers the shared-store suites run against.
@@ -59,6 +60,19 @@ export async function deleteRedisKeys(prefix: string): Promise<void> {
   } while (cursor !== '0')
 }
 
+/** `count` pools on one fresh schema, as that many instances would hold; closed and dropped by `cleanups`. */
+export async function postgresPools(count: number, cleanups: (() => unknown)[]): Promise<SQL[]> {
+  const schema = uniqueName('test')
+  cleanups.push(() => dropSchema(schema))
+  const pools = []
+  for (let i = 0; i < count; i++) {
+    const sql = await openPostgres(TEST_DATABASE_URL!, { schema, max: 3 })
+    cleanups.push(() => sql.close())
+    pools.push(sql)
+  }
+  return pools
+}
+
 /** PostgreSQL stores in a fresh schema of their own; `cleanup` drops it. */
 export async function postgresTestStores() {
   const schema = uniqueName('test')
@@ -77,9 +91,10 @@ export async function postgresTestStores() {
   }
 }
 
-/** A Redis limiter under a fresh key prefix; `cleanup` closes it and deletes its keys. */
+/** A Redis limiter under a fresh key prefix; `cleanup` (also pushed to `cleanups`) closes it and deletes its keys. */
 export async function redisTestLimiter(
   options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number } = {},
+  cleanups?: (() => unknown)[],
 ) {
   const prefix = uniqueName('test')
   const logs: Record<string, unknown>[] = []
@@ -92,15 +107,12 @@ export async function redisTestLimiter(
     timeoutMs: options.timeoutMs,
   })
   await limiter.connect()
-  return {
-    limiter,
-    prefix,
-    logs,
-    async cleanup() {
-      limiter.close()
-      if (options.url === undefined) await deleteRedisKeys(prefix)
-    },
+  const cleanup = async () => {
+    limiter.close()
+    if (options.url === undefined) await deleteRedisKeys(prefix)
   }
+  cleanups?.push(cleanup)
+  return { limiter, prefix, logs, cleanup }
 }
 
 /** A Redis server of a test's own, on a free loopback port, that the test can stop and start again. */

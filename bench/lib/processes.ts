@@ -36,13 +36,14 @@ export async function spawnPinned(
   void pump(proc.stdout)
   void pump(proc.stderr)
   const deadline = Date.now() + timeoutMs
-  let match: RegExpExecArray | null
-  while (!(match = ready.exec(output))) {
+  let match = ready.exec(output)
+  while (!match) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill('SIGKILL')
       throw new Error(`${command.join(' ')} did not start:\n${output}`)
     }
     await Bun.sleep(20)
+    match = ready.exec(output)
   }
   return {
     pid: proc.pid,

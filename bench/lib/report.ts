@@ -81,14 +81,14 @@ export function svgChart(report: BenchReport): string {
   const width = 560
   const rowHeight = 44
   const height = 60 + measured.length * rowHeight
-  const escape = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+  const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
   const bars = measured
     .map((r, i) => {
       const y = 40 + i * rowHeight
       const service = (r.rps / max) * width
       const baseline = ((r.baselineRps ?? 0) / max) * width
       return [
-        `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escape(r.scenario)}</text>`,
+        `<text x="${left - 8}" y="${y + 16}" text-anchor="end">${escapeXml(r.scenario)}</text>`,
         `<rect x="${left}" y="${y}" width="${baseline.toFixed(1)}" height="14" fill="#c8ccd4"/>`,
         `<rect x="${left}" y="${y + 16}" width="${service.toFixed(1)}" height="14" fill="#3b7dd8"/>`,
         `<text x="${left + Math.max(service, baseline) + 6}" y="${y + 27}">${Math.round(r.rps).toLocaleString('en')} req/s (${r.ratio?.toFixed(2)} of raw${r.wrkRatio === undefined ? '' : `; wrk ${r.wrkRatio.toFixed(2)}`})</text>`,
@@ -97,7 +97,7 @@ export function svgChart(report: BenchReport): string {
     .join('\n')
   return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 200}" height="${height}" font-family="sans-serif" font-size="12">
 <text x="${left}" y="18" font-weight="bold">req/s by scenario: service (blue) against a raw Bun.serve of the same bytes (grey)</text>
-<text x="${left}" y="32" fill="#555">${escape(`${report.generator}, ${report.connections} connections, ${report.duration} s x ${report.rounds} rounds, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`)}</text>
+<text x="${left}" y="32" fill="#555">${escapeXml(`${report.generator}, ${report.connections} connections, ${report.duration} s x ${report.rounds} rounds, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`)}</text>
 ${bars}
 </svg>
 `

@@ -1,10 +1,10 @@
 import { SQL } from 'bun'
-import { openDatabase } from '../../src/db/open'
 import { openPostgres } from '../../src/db/postgres'
+import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
 import { PLAN_LIMITS } from '../../src/keys/plans'
 import { PostgresKeyStore } from '../../src/keys/postgres_store'
-import { SqliteKeyStore } from '../../src/keys/store'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 
 /** The keys a bench run uses. */
 export interface BenchKeys {

@@ -27,7 +27,7 @@ export async function runWrk(
     ),
     request.body === undefined ? '' : `wrk.body = ${JSON.stringify(request.body)}`,
   ]
-  writeFileSync(script, lua.join('\n') + '\n')
+  writeFileSync(script, `${lua.join('\n')}\n`)
   // This process is pinned to CPU 1 already; wrk inherits that.
   const wrk = Bun.spawn(
     ['wrk', '-t1', `-c${options.connections}`, `-d${options.duration}s`, '-s', script, url + request.path],

@@ -1,12 +1,14 @@
 import { Elysia } from 'elysia'
 import { type ErrorBody, errorBody } from '../errors'
 import { clientAddress } from '../http/client_address'
-import { authenticate, refusalReason } from '../keys/authenticate'
+import { isApiUrl } from '../http/url'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
-import { applyRateDecision } from '../ratelimit/http'
+import { applyRateDecision } from '../ratelimit/apply_decision'
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter'
 import { addressSubject, keySubject } from '../ratelimit/subject'
+import { authenticate, refusalReason } from './authenticate'
+import type { Callers } from './callers'
 
 /** The RFC 6750 challenge sent with every 401. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
@@ -21,13 +23,8 @@ export interface ApiGuardOptions {
   trustProxy: boolean
   /** The peer address of the socket a request came on, when there is one. */
   socketAddress: (request: Request) => string | undefined
-  /** Where to note which key a request authenticated with, for the request log. */
-  keyIds: WeakMap<Request, number>
-}
-
-/** Whether a path belongs to the versioned API, which needs a key. */
-export function isApiPath(path: string): boolean {
-  return path.startsWith('/v1') && (path.length === 3 || path.charCodeAt(3) === 47) /* "/" */
+  /** Where to note which key a request authenticated with. */
+  callers: Callers
 }
 
 /**
@@ -37,14 +34,13 @@ export function isApiPath(path: string): boolean {
  * is counted and carries the rate-limit headers, and an unknown path, a bad
  * body or a wrong method without a valid key is a 401 like any other.
  */
-export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, keyIds }: ApiGuardOptions) {
-  return new Elysia({ name: 'api-guard' }).onRequest((context) => {
-    const { request, set } = context
-    // Elysia puts the raw path on every context (see its createContext); only its type omits it here.
-    if (!isApiPath((context as typeof context & { path: string }).path)) return
+export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, callers }: ApiGuardOptions) {
+  // Async, so Elysia awaits it whichever limiter answers (it guesses from a hook's source otherwise).
+  return new Elysia({ name: 'api-guard' }).onRequest(async ({ request, set }) => {
+    if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
     const key = authenticate(authorization, keys)
-    if (key !== undefined) keyIds.set(request, key.id)
+    if (key !== undefined) callers.authenticated(request, key.id)
     // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
       ? limiter.consume(keySubject(key.id), key, clock())
@@ -56,9 +52,10 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, keyI
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
       if (refusal !== undefined || key !== undefined) return refusal
-      set.status = 401
+      const unauthorized = errorBody('unauthorized', refusalReason(authorization))
+      set.status = unauthorized.status
       set.headers['www-authenticate'] = WWW_AUTHENTICATE
-      return errorBody(401, 'unauthorized', refusalReason(authorization))
+      return unauthorized
     }
     return decision instanceof Promise ? decision.then(finish) : finish(decision)
   })

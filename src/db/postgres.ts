@@ -1,7 +1,7 @@
 import { SQL } from 'bun'
-import { HttpError } from '../errors'
-import type { Migration } from './migrations'
+import type { Migration } from './migration'
 import { postgresMigrations } from './postgres_migrations'
+import { StoreUnavailableError } from './store_unavailable'
 
 /** How long one statement may run before PostgreSQL cancels it. */
 export const STATEMENT_TIMEOUT_MS = 5000
@@ -97,13 +97,12 @@ export function databaseUnavailable(error: unknown): boolean {
   return typeof errno === 'string' && UNAVAILABLE_ERRNOS.has(errno)
 }
 
-/** Runs a request's database work; when the database is out of reach, the client gets a 503 to retry, not a 500. */
+/** Runs a request's database work; a database out of reach becomes a StoreUnavailableError (retry), not a bug. */
 export async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
   try {
     return await work()
   } catch (error) {
-    if (databaseUnavailable(error))
-      throw new HttpError(503, 'unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
+    if (databaseUnavailable(error)) throw new StoreUnavailableError('PostgreSQL does not answer', { cause: error })
     throw error
   }
 }

@@ -1,4 +1,4 @@
-import type { Migration } from './migrations'
+import type { Migration } from './migration'
 
 /**
  * The PostgreSQL schema, step by step; the same tables as SQLite's

@@ -27,13 +27,13 @@ export function healthRoutes({ databaseAnswers, limiterHealth }: HealthChecks) {
       }
       if (!answers) {
         set.status = 503
-        return errorBody(503, 'unavailable', 'The database does not answer')
+        return errorBody('unavailable', 'The database does not answer')
       }
       const limiter = await limiterHealth()
       if (limiter === 'ok') return { status: 'ok' }
       if (limiter === 'degraded') return { status: 'degraded', rateLimiter: 'unreachable' }
       set.status = 503
-      return errorBody(503, 'unavailable', 'The rate limiter (Redis) does not answer')
+      return errorBody('unavailable', 'The rate limiter (Redis) does not answer')
     },
     { detail: { hide: true } },
   )

@@ -32,12 +32,12 @@ function buildTable(routes: readonly RouteEntry[]): { pattern: RegExp; allow: st
 function pathPattern(path: string): RegExp {
   const source = path
     .split('/')
-    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : escape(segment)))
+    .map((segment) => (segment.startsWith(':') ? '[^/]+' : segment === '*' ? '.*' : escapeRegExp(segment)))
     .join('/')
   // Elysia matches a path with or without its trailing slash.
   return new RegExp(`^${source}/?$`)
 }
 
-function escape(text: string): string {
+function escapeRegExp(text: string): string {
   return text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')
 }

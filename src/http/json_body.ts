@@ -1,15 +1,14 @@
 import { HttpError } from '../errors'
-
-/** The largest request body accepted, in bytes (16 KiB). */
-export const MAX_BODY_BYTES = 16 * 1024
+import { MAX_BODY_BYTES } from './limits'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * Elysia `parse` hook for routes that take a JSON object: refuses bodies over
- * 16 KiB (413), of another media type (415), and empty, malformed, non-UTF-8
- * or non-object bodies, a key that shadows Object.prototype ("__proto__",
- * "toString", ...) or a string with a lone surrogate or a U+0000 anywhere (400). Numbers that JSON would round come back as an
+ * MAX_BODY_BYTES (413), of another media type (415), and empty, malformed,
+ * non-UTF-8 or non-object bodies, a key that shadows Object.prototype
+ * ("__proto__", "toString", ...) or a string with a lone surrogate or a
+ * U+0000 anywhere (400). Numbers that JSON would round come back as an
  * InexactNumber, which every schema refuses, instead of a neighbour.
  */
 export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
@@ -17,25 +16,25 @@ export async function parseJsonBody({ request }: { request: Request }): Promise<
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
   const bytes = await request.arrayBuffer()
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
-  if (bytes.byteLength === 0) throw new HttpError(400, 'invalid_request', 'Request body is required: a JSON object')
+  if (bytes.byteLength === 0) throw new HttpError('invalid_request', 'Request body is required: a JSON object')
   if (!isJsonMediaType(request.headers.get('content-type'))) {
-    throw new HttpError(415, 'unsupported_media_type', 'Content-Type must be application/json')
+    throw new HttpError('unsupported_media_type', 'Content-Type must be application/json')
   }
   let value: unknown
   try {
     value = JSON.parse(utf8.decode(bytes), keepNumbersExact)
   } catch (error) {
     if (error instanceof HttpError) throw error
-    throw new HttpError(400, 'invalid_request', 'Request body is not valid JSON')
+    throw new HttpError('invalid_request', 'Request body is not valid JSON')
   }
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new HttpError(400, 'invalid_request', 'Request body must be a JSON object')
+    throw new HttpError('invalid_request', 'Request body must be a JSON object')
   }
   return value as Record<string, unknown>
 }
 
 function tooLarge(): HttpError {
-  return new HttpError(413, 'payload_too_large', `Request body must not exceed ${MAX_BODY_BYTES} bytes`)
+  return new HttpError('payload_too_large', `Request body must not exceed ${MAX_BODY_BYTES} bytes`)
 }
 
 /** `application/json`, in any case, with or without parameters such as a charset. */
@@ -48,13 +47,13 @@ export function isJsonMediaType(contentType: string | null): boolean {
 function keepNumbersExact(key: string, value: unknown, context?: { source?: string }): unknown {
   // A key that shadows Object.prototype ("__proto__", "toString", "valueOf", ...) breaks code that
   // copies the object or turns it into text; none is a property of anything this API accepts.
-  if (key in Object.prototype) throw new HttpError(400, 'invalid_request', `"${key}" is not an accepted property`)
+  if (key in Object.prototype) throw new HttpError('invalid_request', `"${key}" is not an accepted property`)
   if (typeof value === 'string') {
     // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
     if (!value.isWellFormed())
-      throw new HttpError(400, 'invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+      throw new HttpError('invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
     // PostgreSQL's text cannot hold U+0000; refused on every store so the API does not depend on the store.
-    if (value.includes('\u0000')) throw new HttpError(400, 'invalid_request', `"${key}" must not contain U+0000 (NUL)`)
+    if (value.includes('\u0000')) throw new HttpError('invalid_request', `"${key}" must not contain U+0000 (NUL)`)
   }
   if (typeof value === 'number' && context?.source !== undefined && !isExactLiteral(context.source, value)) {
     return new InexactNumber(context.source)

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import type { Callers } from '../auth/callers'
 import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
 import { pathOf } from './url'
@@ -20,8 +21,8 @@ function requestIdFor(header: string | null): string {
 /** What the request log needs. */
 export interface RequestLogOptions {
   logger: Logger
-  /** Where the guard notes which key a request authenticated with. */
-  keyIds: WeakMap<Request, number>
+  /** Which key each request authenticated with, as the guard noted it. */
+  callers: Callers
 }
 
 /**
@@ -29,7 +30,7 @@ export interface RequestLogOptions {
  * answer early (401, 429): it puts `X-Request-Id` on the response and writes
  * one log line with method, path, status, duration, request id and key id.
  */
-export function requestLog({ logger, keyIds }: RequestLogOptions) {
+export function requestLog({ logger, callers }: RequestLogOptions) {
   const logging = logger.enabled('info')
   return new Elysia({ name: 'request-log' }).wrap((handle) => (request: Request) => {
     const started = logging ? performance.now() : 0
@@ -43,7 +44,7 @@ export function requestLog({ logger, keyIds }: RequestLogOptions) {
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         requestId,
-        keyId: keyIds.get(request),
+        keyId: callers.keyIdOf(request),
       })
       return response
     }

@@ -18,3 +18,25 @@ export function pathOf(url: string): string {
 export function baseUrl(publicUrl: string | undefined, requestUrl: string): string {
   return publicUrl ?? requestUrl.slice(0, pathStart(requestUrl))
 }
+
+/** The start of every path of the versioned API. */
+export const API_PREFIX = '/v1'
+
+const SLASH = 47
+const QUESTION_MARK = 63
+
+/** Whether a path is `/v1` or lies below it: the versioned API, which needs a key. */
+export function isApiPath(path: string): boolean {
+  return isApiPathAt(path, 0)
+}
+
+/** Whether the path of an absolute URL is an API path; read in place, without copying the path out. */
+export function isApiUrl(url: string): boolean {
+  return isApiPathAt(url, pathStart(url))
+}
+
+function isApiPathAt(text: string, start: number): boolean {
+  if (!text.startsWith(API_PREFIX, start)) return false
+  const next = text.charCodeAt(start + API_PREFIX.length)
+  return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK
+}

@@ -1,6 +1,7 @@
 import type { TSchema } from '@sinclair/typebox'
 import { ValueErrorType } from '@sinclair/typebox/errors'
 import type { ValidationError } from 'elysia'
+import { NOT_BLANK, PRINTABLE_ASCII } from './validation_patterns'
 
 /**
  * Turns a schema validation failure into one sentence that names the field
@@ -51,11 +52,6 @@ function describeSchema(schema: TSchema): string {
   }
   return 'valid'
 }
-
-/** The pattern that refuses strings made only of white space. */
-export const NOT_BLANK = '\\S'
-/** The pattern that accepts only printable ASCII, space included. */
-export const PRINTABLE_ASCII = '^[\\x20-\\x7E]+$'
 
 function range(minimum: unknown, maximum: unknown): string {
   if (minimum !== undefined && maximum !== undefined) return ` from ${minimum} to ${maximum}`

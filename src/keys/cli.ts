@@ -1,22 +1,8 @@
-import { parseArgs } from 'node:util'
+import { EXIT_FAILED, type Io, parseCommandLine, UsageError } from '../command_line'
 import type { Stores } from '../stores'
 import { issueKey } from './issue'
 import { isPlan, type Limits, limitsFor, PLANS, type Plan } from './plans'
 import type { ApiKey, KeyStore } from './store'
-
-/** Where a command writes: data on `out`, everything for people on `err`. */
-export interface Io {
-  out(line: string): void
-  err(line: string): void
-}
-
-/** Bad arguments; the caller prints the usage and exits 2. */
-export class UsageError extends Error {
-  override name = 'UsageError'
-}
-
-/** Exit status of a command that understood its arguments but could not do it (unknown id, revoked key). */
-export const EXIT_FAILED = 1
 
 const OPTIONS = {
   db: { type: 'string' },
@@ -40,7 +26,10 @@ export async function runKeysCommand(
   const [command, ...rest] = args
   const { values, positionals } = parse(rest)
   let stores: Stores | undefined
-  const store = async () => (stores ??= await openStores(values.db)).keys
+  const store = async () => {
+    stores ??= await openStores(values.db)
+    return stores.keys
+  }
   try {
     return await run(command, values, positionals, store, io)
   } finally {
@@ -112,11 +101,7 @@ async function run(
 }
 
 function parse(args: string[]) {
-  try {
-    return parseArgs({ args, options: OPTIONS, allowPositionals: true, strict: true })
-  } catch (error) {
-    throw new UsageError((error as Error).message)
-  }
+  return parseCommandLine(args, OPTIONS)
 }
 
 function expectPositionals(positionals: string[], count: number): void {

@@ -37,3 +37,12 @@ export function limitsFor(plan: Plan, custom: Partial<Limits>): Limits {
     throw new RangeError('The enterprise plan needs both --rpm and --rpd')
   return { rpm: custom.rpm, rpd: custom.rpd }
 }
+
+/** Each plan's quotas in words, per minute/per day: "Free 60/1,000, Pro 300/10,000, ..., Enterprise custom". */
+export function describePlans(): string {
+  const count = (n: number) => n.toLocaleString('en-US')
+  const fixed = Object.entries(PLAN_LIMITS).map(
+    ([plan, { rpm, rpd }]) => `${plan[0]!.toUpperCase()}${plan.slice(1)} ${count(rpm)}/${count(rpd)}`,
+  )
+  return [...fixed, 'Enterprise custom'].join(', ')
+}

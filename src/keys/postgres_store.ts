@@ -1,4 +1,5 @@
 import type { SQL } from 'bun'
+import { returnedRow } from '../db/returned_row'
 import type { Limits, Plan } from './plans'
 import type { ApiKey, KeyStore, NewApiKey } from './store'
 
@@ -84,7 +85,7 @@ export class PostgresKeyStore implements KeyStore {
       VALUES (${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, now())
       RETURNING ${this.#sql.unsafe(COLUMNS)}`
     await this.refresh()
-    return toApiKey(row!)
+    return toApiKey(returnedRow(row))
   }
 
   async createFirst(hash: string, key: NewApiKey): Promise<ApiKey | undefined> {

@@ -1,8 +1,10 @@
 import type { NewPet, Pet } from './schema'
-import type { CreateOutcome } from './store'
 
 /** How long a create stays replayable under its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
+
+/** How many expired claims each new claim deletes, so the table never grows past a day of them. */
+export const EXPIRED_CLAIMS_PURGED_PER_CREATE = 100
 
 /** A create made safe to retry: who asked, under which Idempotency-Key, with which body, when. */
 export interface IdempotencyClaim {
@@ -22,14 +24,22 @@ export function bodyHash(pet: NewPet): string {
   return Bun.SHA256.hash(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]), 'hex')
 }
 
+/** Claims made at or before this instant (epoch ms) have expired: they replay nothing and may be deleted. */
+export function expiryCutoff(claim: IdempotencyClaim): number {
+  return claim.now - IDEMPOTENCY_TTL_MS
+}
+
 /** A claim as a store keeps it: the hash of the body that made it and the pet (JSON) it answered with. */
 export interface StoredClaim {
   requestHash: string
   response: string
 }
 
-/** What a create whose Idempotency-Key is already claimed gets: the first pet again for the same body, else a conflict. */
-export function answerToClaimed(earlier: StoredClaim, claim: IdempotencyClaim): CreateOutcome {
+/** What a create gets when its Idempotency-Key is already claimed. */
+export type ClaimedOutcome = { kind: 'replayed'; pet: Pet } | { kind: 'conflict' }
+
+/** The first pet again for the same body, else a conflict. */
+export function answerToClaimed(earlier: StoredClaim, claim: IdempotencyClaim): ClaimedOutcome {
   return earlier.requestHash === claim.requestHash
     ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet }
     : { kind: 'conflict' }

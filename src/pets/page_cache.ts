@@ -1,11 +1,8 @@
-import type { Database, Statement } from 'bun:sqlite'
 import type { Awaitable } from '../awaitable'
+import type { DataVersionWatcher } from '../db/data_version'
 import type { IdempotencyClaim } from './idempotency'
 import type { NewPet, Pet } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
-
-/** How often a foreign write to the file is looked for (`PRAGMA data_version` costs about 2 µs on a WAL file). */
-export const FOREIGN_WRITE_CHECK_MS = 200
 
 /**
  * A PetStore in front of the SQLite one that keeps first pages (no `after`)
@@ -13,34 +10,27 @@ export const FOREIGN_WRITE_CHECK_MS = 200
  * change them. Later pages come from SQLite's index each time; caching pages
  * picked at random would cost more than it saves. At most one page per
  * limit and status, so at most 400. One process owns every pet write (the CLI
- * never writes pets), so a create here clears it exactly; `PRAGMA
- * data_version` also clears it, within FOREIGN_WRITE_CHECK_MS, if anything
+ * never writes pets), so a create here clears it exactly; the database's
+ * DataVersionWatcher also clears it, within DATA_VERSION_CHECK_MS, if anything
  * else ever writes the file. Not for a store that several instances share.
  */
 export class CachedPetStore implements PetStore {
   #store: PetStore
-  #dataVersion: Statement<{ data_version: number }, []>
-  #clock: () => number
-  #checkedAt = -Infinity
+  #watcher: DataVersionWatcher
   #seenVersion = -1
   #pages = new Map<number | string, PetPage>()
 
-  constructor(store: PetStore, db: Database, clock: () => number = Date.now) {
+  constructor(store: PetStore, watcher: DataVersionWatcher) {
     this.#store = store
-    this.#clock = clock
-    this.#dataVersion = db.prepare('PRAGMA data_version')
+    this.#watcher = watcher
   }
 
   list(query: PetListQuery): Awaitable<PetPage> {
     if (query.after !== undefined && query.after !== 0) return this.#store.list(query)
-    const now = this.#clock()
-    if (now - this.#checkedAt >= FOREIGN_WRITE_CHECK_MS) {
-      this.#checkedAt = now
-      const version = this.#dataVersion.get()!.data_version
-      if (version !== this.#seenVersion) {
-        this.#pages.clear()
-        this.#seenVersion = version
-      }
+    const version = this.#watcher.current()
+    if (version !== this.#seenVersion) {
+      this.#pages.clear()
+      this.#seenVersion = version
     }
     const key = query.status === undefined ? query.limit : `${query.limit}:${query.status}`
     const cached = this.#pages.get(key)

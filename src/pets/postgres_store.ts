@@ -1,6 +1,14 @@
 import type { SQL } from 'bun'
 import { orUnavailable } from '../db/postgres'
-import { answerToClaimed, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredClaim } from './idempotency'
+import { returnedRow } from '../db/returned_row'
+import {
+  answerToClaimed,
+  EXPIRED_CLAIMS_PURGED_PER_CREATE,
+  expiryCutoff,
+  type IdempotencyClaim,
+  type StoredClaim,
+} from './idempotency'
+import { pageOf, rowsForPage } from './paging'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -41,23 +49,25 @@ export class PostgresPetStore implements PetStore {
 
   async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
     const sql = this.#sql
-    // One row beyond the page tells whether a next page exists; the (status, id) index serves the filtered walk.
-    const rows: PetRow[] =
+    const rows = rowsForPage(limit)
+    // The (status, id) index serves the filtered walk.
+    const found: PetRow[] =
       status === undefined
-        ? await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${limit + 1}`
-        : await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${limit + 1}`
-    const more = rows.length > limit
-    const pets = (more ? rows.slice(0, limit) : rows).map(toPet)
-    return { pets, more }
+        ? await sql`SELECT id, name, category_id AS "categoryId", status FROM pets
+                    WHERE id > ${after} ORDER BY id LIMIT ${rows}`
+        : await sql`SELECT id, name, category_id AS "categoryId", status FROM pets
+                    WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${rows}`
+    return pageOf(found.map(toPet), limit)
   }
 
   async #create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     if (claim === undefined) return { kind: 'created', pet: await this.#insert(this.#sql, pet) }
-    const cutoff = claim.now - IDEMPOTENCY_TTL_MS
+    const cutoff = expiryCutoff(claim)
     try {
       const created = await this.#sql.begin(async (tx) => {
         // An expired claim under the same key is replaced.
-        await tx`DELETE FROM idempotency_keys WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at <= ${cutoff}`
+        await tx`DELETE FROM idempotency_keys
+                 WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at <= ${cutoff}`
         const stored = await this.#insert(tx, pet)
         // On a live claim by a concurrent transaction, PostgreSQL waits for it to end before deciding.
         const claimed = await tx`
@@ -65,8 +75,9 @@ export class PostgresPetStore implements PetStore {
           VALUES (${claim.apiKeyId}, ${claim.key}, ${claim.requestHash}, ${JSON.stringify(stored)}, ${claim.now})
           ON CONFLICT (api_key_id, key) DO NOTHING RETURNING 1`
         if (claimed.length === 0) throw new ClaimTaken()
-        // A few expired claims go with every new one, so the table never grows past a day of them.
-        await tx`DELETE FROM idempotency_keys WHERE ctid IN (SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff} LIMIT 100)`
+        await tx`DELETE FROM idempotency_keys WHERE ctid IN
+                 (SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff}
+                  LIMIT ${EXPIRED_CLAIMS_PURGED_PER_CREATE})`
         return stored
       })
       return { kind: 'created', pet: created }
@@ -99,8 +110,7 @@ export class PostgresPetStore implements PetStore {
     const [row]: PetRow[] = await sql`
       INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status ?? DEFAULT_STATUS})
       RETURNING id, name, category_id AS "categoryId", status`
-    if (!row) throw new Error('INSERT … RETURNING gave no row')
-    return toPet(row)
+    return toPet(returnedRow(row))
   }
 }
 

@@ -1,14 +1,13 @@
 import { Elysia } from 'elysia'
+import type { Callers } from '../auth/callers'
+import { errorResponse, header, jsonResponse, operationResponses, ref, response } from '../docs/responses'
 import { HttpError } from '../errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
-import { baseUrl } from '../http/url'
+import { API_PREFIX, baseUrl } from '../http/url'
 import { bodyHash } from './idempotency'
-import { CreatePetHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
+import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
-
-/** Page size when `limit` is absent. */
-export const DEFAULT_LIMIT = 20
 
 /** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
 export const GET_PET_DEPRECATED = '@1795219200'
@@ -18,8 +17,8 @@ export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 /** What the pet routes need. */
 export interface PetRoutesOptions {
   pets: PetStore
-  /** The id of the key a request authenticated with (the guard has checked it). */
-  callerKeyId: (request: Request) => number | undefined
+  /** Which key each request authenticated with (the guard has checked it): Idempotency-Keys are scoped to it. */
+  callers: Callers
   /** Milliseconds since the epoch, for Idempotency-Key expiry. */
   clock: () => number
   /** Public base URL without `/v1`; when absent, derived from each request. */
@@ -27,8 +26,8 @@ export interface PetRoutesOptions {
 }
 
 /** The three pet operations under `/v1`. */
-export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOptions) {
-  return new Elysia({ name: 'pets', prefix: '/v1' })
+export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions) {
+  return new Elysia({ name: 'pets', prefix: API_PREFIX })
     .get(
       '/pets',
       async ({ query, request, set }) => {
@@ -50,6 +49,14 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
             'Animals in ascending id order, optionally only those with one status. When more remain after this page, ' +
             'the response carries `Link: <...>; rel="next"` with the next page\'s URL (keyset paging with `after`).',
           tags: ['pets'],
+          responses: operationResponses({
+            200: jsonResponse(
+              'A page of animals in ascending id order',
+              { type: 'array', items: ref('schemas', 'Pet') },
+              { Link: header('NextLink') },
+            ),
+            400: response('InvalidRequest'),
+          }),
         },
         transform({ query }) {
           if (query.limit !== undefined) query.limit = integerFromText(query.limit) as number
@@ -61,21 +68,17 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
       '/pets',
       async ({ body, headers, request, set }) => {
         const key = headers['idempotency-key']
-        const apiKeyId = callerKeyId(request)
+        const apiKeyId = callers.keyIdOf(request)
         const claim =
           key === undefined || apiKeyId === undefined
             ? undefined
             : { apiKeyId, key, requestHash: bodyHash(body), now: clock() }
         const outcome = await pets.create(body, claim)
         if (outcome.kind === 'conflict') {
-          throw new HttpError(
-            422,
-            'idempotency_key_reused',
-            'This Idempotency-Key was already used with a different body; use a new key for a new pet',
-          )
+          throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED)
         }
         set.status = 201
-        set.headers.location = `${baseUrl(publicUrl, request.url)}/v1/pets/${outcome.pet.id}`
+        set.headers.location = `${baseUrl(publicUrl, request.url)}${API_PREFIX}/pets/${outcome.pet.id}`
         if (outcome.kind === 'replayed') set.headers['idempotent-replayed'] = 'true'
         return outcome.pet
       },
@@ -89,6 +92,16 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
           description:
             'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
           tags: ['pets'],
+          responses: operationResponses({
+            201: jsonResponse('The stored animal, with the id the service assigned', ref('schemas', 'Pet'), {
+              Location: header('Location'),
+              'Idempotent-Replayed': header('IdempotentReplayed'),
+            }),
+            400: response('InvalidRequest'),
+            413: response('PayloadTooLarge'),
+            415: response('UnsupportedMediaType'),
+            422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),
+          }),
         },
       },
     )
@@ -96,7 +109,7 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
       '/pets/:petId',
       async ({ params }) => {
         const pet = await pets.get(params.petId)
-        if (!pet) throw new HttpError(404, 'not_found', `Pet ${params.petId} does not exist`)
+        if (!pet) throw new HttpError('not_found', `Pet ${params.petId} does not exist`)
         return pet
       },
       {
@@ -109,16 +122,39 @@ export function petRoutes({ pets, publicUrl, callerKeyId, clock }: PetRoutesOpti
             'Use `GET /pets` instead. Every response carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version"`.',
           deprecated: true,
           tags: ['pets'],
+          responses: operationResponses({
+            200: jsonResponse('The animal', ref('schemas', 'Pet'), GET_PET_HEADERS),
+            400: errorResponse(['invalid_request'], {
+              description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1',
+              example: `"petId" must be an integer from 1 to ${MAX_ID}`,
+              headers: GET_PET_HEADERS,
+            }),
+            404: errorResponse(['not_found'], {
+              description: 'not_found: no animal has this id',
+              example: 'Pet 42 does not exist',
+              headers: GET_PET_HEADERS,
+            }),
+          }),
         },
         // Transform runs before validation, so the 400 of a bad id carries the headers too.
         transform({ params, request, set }) {
           params.petId = integerFromText(params.petId) as number
           set.headers.deprecation = GET_PET_DEPRECATED
           set.headers.sunset = GET_PET_SUNSET
-          set.headers.link = `<${baseUrl(publicUrl, request.url)}/v1/pets>; rel="successor-version"`
+          set.headers.link = `<${baseUrl(publicUrl, request.url)}${API_PREFIX}/pets>; rel="successor-version"`
         },
       },
     )
+}
+
+const IDEMPOTENCY_KEY_REUSED =
+  'This Idempotency-Key was already used with a different body; use a new key for a new pet'
+
+/** The headers every answer of the deprecated getPet carries. */
+const GET_PET_HEADERS = {
+  Deprecation: header('Deprecation'),
+  Sunset: header('Sunset'),
+  Link: header('SuccessorLink'),
 }
 
 const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
@@ -135,5 +171,5 @@ function petsJson(page: PetPage): string {
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {
-  return `${base}/v1/pets?limit=${limit}${status ? `&status=${status}` : ''}&after=${lastId}`
+  return `${base}${API_PREFIX}/pets?limit=${limit}${status ? `&status=${status}` : ''}&after=${lastId}`
 }

@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { NOT_BLANK, PRINTABLE_ASCII } from '../http/validation_message'
+import { NOT_BLANK, PRINTABLE_ASCII } from '../http/validation_patterns'
 
 /** The largest integer a JSON number holds exactly (2^53 - 1). */
 export const MAX_ID = Number.MAX_SAFE_INTEGER
@@ -49,11 +49,21 @@ export const Pet = Type.Object(
 )
 export type Pet = Static<typeof Pet>
 
+/** Page size when `limit` is absent. */
+export const DEFAULT_LIMIT = 20
+/** The largest page a client may ask for. */
+export const MAX_LIMIT = 100
+
 /** Query of `GET /pets`; integers arrive as text and are converted strictly first. Unknown parameters are refused. */
 export const ListPetsQuery = Type.Object(
   {
     limit: Type.Optional(
-      Type.Integer({ minimum: 1, maximum: 100, default: 20, description: 'Maximum number of animals returned' }),
+      Type.Integer({
+        minimum: 1,
+        maximum: MAX_LIMIT,
+        default: DEFAULT_LIMIT,
+        description: 'Maximum number of animals returned',
+      }),
     ),
     status: Type.Optional(PetStatus),
     after: Type.Optional(

@@ -1,7 +1,6 @@
-import type { Database, Statement } from 'bun:sqlite'
 import type { Awaitable } from '../awaitable'
-import { answerToClaimed, IDEMPOTENCY_TTL_MS, type IdempotencyClaim, type StoredClaim } from './idempotency'
-import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
+import type { ClaimedOutcome, IdempotencyClaim } from './idempotency'
+import type { NewPet, Pet, PetStatus } from './schema'
 
 /** One page of pets in id order, and whether more follow it. */
 export interface PetPage {
@@ -21,9 +20,14 @@ export interface PetListQuery {
  * with the same Idempotency-Key and body stored, or refused because that key
  * came with another body.
  */
-export type CreateOutcome = { kind: 'created'; pet: Pet } | { kind: 'replayed'; pet: Pet } | { kind: 'conflict' }
+export type CreateOutcome = { kind: 'created'; pet: Pet } | ClaimedOutcome
 
-/** Where pets live: SQLite by default, PostgreSQL for several instances. */
+/**
+ * Where pets live: SQLite (`SqlitePetStore`, behind `CachedPetStore`) by
+ * default, PostgreSQL (`PostgresPetStore`) for several instances. A call may
+ * answer at once or with a promise; a database out of reach throws
+ * StoreUnavailableError.
+ */
 export interface PetStore {
   list(query: PetListQuery): Awaitable<PetPage>
   /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
@@ -31,128 +35,4 @@ export interface PetStore {
   get(id: number): Awaitable<Pet | undefined>
   /** Whether the database answers a trivial query: for `/health`. */
   answers(): Awaitable<boolean>
-}
-
-/** A create waiting for its batch's commit. */
-interface PendingCreate {
-  pet: NewPet
-  claim: IdempotencyClaim | undefined
-  resolve: (outcome: CreateOutcome) => void
-  reject: (error: unknown) => void
-}
-
-const COLUMNS = 'id, name, category_id AS categoryId, status'
-
-/** A row as a class instance: bun:sqlite fills these faster than plain objects. */
-class PetRow implements Pet {
-  declare id: number
-  declare name: string
-  declare categoryId: number
-  declare status: PetStatus
-}
-
-/** PetStore on bun:sqlite, every statement prepared once. */
-export class SqlitePetStore implements PetStore {
-  #page: Statement<Pet, [number, number]>
-  #pageByStatus: Statement<Pet, [string, number, number]>
-  #insert: Statement<Pet, [string, number, string]>
-  #byId: Statement<Pet, [number]>
-  #ping: Statement<{ one: number }, []>
-  #findClaim: Statement<StoredClaim, [number, string, number]>
-  #saveClaim: Statement<null, [number, string, string, string, number]>
-  #purgeClaims: Statement<null, [number]>
-  #commit: (batch: PendingCreate[]) => CreateOutcome[]
-  #pending: PendingCreate[] = []
-
-  constructor(db: Database) {
-    this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
-    // Served by the (status, id) index: a seek, then a walk in id order.
-    this.#pageByStatus = db
-      .prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
-      .as(PetRow)
-    this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
-    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
-    this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
-    this.#findClaim = db.prepare(
-      'SELECT request_hash AS requestHash, response FROM idempotency_keys WHERE api_key_id = ?1 AND key = ?2 AND created_at > ?3',
-    )
-    // An expired claim under the same key is replaced.
-    this.#saveClaim = db.prepare(
-      'INSERT OR REPLACE INTO idempotency_keys (api_key_id, key, request_hash, response, created_at) VALUES (?1, ?2, ?3, ?4, ?5)',
-    )
-    // A few expired claims go with every new one, so the table never grows past a day of them.
-    this.#purgeClaims = db.prepare(
-      'DELETE FROM idempotency_keys WHERE rowid IN (SELECT rowid FROM idempotency_keys WHERE created_at <= ?1 LIMIT 100)',
-    )
-    const createAll = db.transaction((batch: PendingCreate[]): CreateOutcome[] =>
-      batch.map(({ pet, claim }) => this.#createOne(pet, claim)),
-    )
-    this.#commit = (batch) => createAll.immediate(batch)
-  }
-
-  list({ limit, status, after = 0 }: PetListQuery): PetPage {
-    // One row beyond the page tells whether a next page exists.
-    const rows =
-      status === undefined ? this.#page.all(after, limit + 1) : this.#pageByStatus.all(status, after, limit + 1)
-    const more = rows.length > limit
-    if (more) rows.pop()
-    return { pets: rows, more }
-  }
-
-  /**
-   * Group commit: the creates that arrive within one turn of the event loop
-   * are written in one transaction, and each is answered once it has
-   * committed. Under concurrent load this shares each commit's cost among the
-   * batch (see README, Storage, for the figures); durability is unchanged,
-   * since no 201 is sent before its commit.
-   */
-  create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
-    return new Promise((resolve, reject) => {
-      if (this.#pending.push({ pet, claim, resolve, reject }) === 1) setImmediate(() => this.#flush())
-    })
-  }
-
-  #flush(): void {
-    const batch = this.#pending
-    this.#pending = []
-    let outcomes: CreateOutcome[]
-    try {
-      outcomes = this.#commit(batch)
-    } catch (error) {
-      for (const pending of batch) pending.reject(error)
-      return
-    }
-    batch.forEach((pending, i) => pending.resolve(outcomes[i]!))
-  }
-
-  // Runs inside the batch's transaction, so a claim made earlier in the same batch is seen.
-  #createOne(pet: NewPet, claim: IdempotencyClaim | undefined): CreateOutcome {
-    if (claim === undefined) return { kind: 'created', pet: this.#insertPet(pet) }
-    const cutoff = claim.now - IDEMPOTENCY_TTL_MS
-    const earlier = this.#findClaim.get(claim.apiKeyId, claim.key, cutoff)
-    if (earlier) return answerToClaimed(earlier, claim)
-    const created = this.#insertPet(pet)
-    this.#saveClaim.run(claim.apiKeyId, claim.key, claim.requestHash, JSON.stringify(created), claim.now)
-    this.#purgeClaims.run(cutoff)
-    return { kind: 'created', pet: created }
-  }
-
-  get(id: number): Pet | undefined {
-    return this.#byId.get(id) ?? undefined
-  }
-
-  #insertPet(pet: NewPet): Pet {
-    const row = this.#insert.get(pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS)
-    if (!row) throw new Error('INSERT … RETURNING gave no row')
-    return row
-  }
-
-  answers(): boolean {
-    try {
-      this.#ping.get()
-      return true
-    } catch {
-      return false
-    }
-  }
 }

@@ -7,12 +7,14 @@ export const MINUTE_MS = 60_000
 export const DAY_MS = 86_400_000
 /** How long a subject that keeps hammering after 429s is refused outright. */
 export const BAN_MS = 15 * MINUTE_MS
+/** BAN_MS in words, for messages and documents. */
+export const BAN_DURATION_TEXT = `${BAN_MS / MINUTE_MS} minutes`
 
 /** Who is counted: a key's id, or a client address (an IPv4 as a negative number, anything else as text). */
 export type Subject = number | string
 
-/** Why a request was refused. */
-export type RefusalCode = 'rate_limit_exceeded' | 'key_banned'
+/** Why a request was refused: over a limit, banned, or a shared limiter that cannot be asked (and must not let it pass). */
+export type RefusalCode = 'rate_limit_exceeded' | 'key_banned' | 'rate_limiter_unavailable'
 
 /**
  * What the limiter decided about one request, and the window the
@@ -95,7 +97,7 @@ function packable({ rpm, rpd }: Limits): boolean {
  * when a new minute begins; at UTC midnight the whole map is dropped, so
  * memory holds only today's subjects and there is no timer per key. A
  * request refused with 429 is not counted; once the refusals to a subject
- * within one minute outnumber its per-minute limit, it is banned for 15 minutes.
+ * within one minute outnumber its per-minute limit, it is banned for BAN_MS.
  */
 export class MemoryRateLimiter implements RateLimiter {
   #day = -Infinity
@@ -233,5 +235,20 @@ export function refused(
     remaining: 0,
     reset: Math.ceil(end / 1000),
     retryAfter: Math.max(1, Math.ceil((end - now) / 1000)),
+  }
+}
+
+/**
+ * The decision while a shared limiter cannot be asked and refuses rather than
+ * guess: nothing may be spent until it answers, tried again in a second.
+ */
+export function limiterUnavailable({ rpm }: Limits, now: number): RateDecision {
+  return {
+    refusal: 'rate_limiter_unavailable',
+    window: 'minute',
+    limit: rpm,
+    remaining: 0,
+    reset: Math.ceil(now / 1000) + 1,
+    retryAfter: 1,
   }
 }

@@ -1,5 +1,5 @@
 import { RedisClient } from 'bun'
-import { HttpError } from '../errors'
+import type { RedisFailureMode } from '../config'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
 import {
@@ -7,6 +7,7 @@ import {
   BAN_MS,
   DAY_MS,
   type LimiterHealth,
+  limiterUnavailable,
   MINUTE_MS,
   type RateDecision,
   type RateLimiter,
@@ -48,21 +49,19 @@ return {0, minute, day}
 `
 const SCRIPT_SHA = new Bun.CryptoHasher('sha1').update(CONSUME_SCRIPT).digest('hex')
 
-/** What to do with a request while Redis cannot be asked. */
-export type RedisFailureMode = 'open' | 'closed'
-
+/** What a Redis limiter is built from. */
 export interface RedisRateLimiterOptions {
   url: string
   /**
    * `open`: requests go on, counted by `fallback` in this process alone,
-   * `closed`: `/v1` answers 503. Either way a warning is logged once per outage.
+   * `closed`: they are refused (`rate_limiter_unavailable`). Either way a warning is logged once per outage.
    */
   failureMode: RedisFailureMode
   /** Counts while Redis is unreachable in `open` mode. */
   fallback: RateLimiter
   logger: Logger
   /** Start of every key (REDIS_KEY_PREFIX), so deployments and tests can share a Redis. */
-  prefix?: string
+  prefix: string
   /** How long one call may take before Redis counts as unreachable. */
   timeoutMs?: number
 }
@@ -88,11 +87,7 @@ export class RedisRateLimiter implements RateLimiter {
   #retryAt = 0
 
   constructor(options: RedisRateLimiterOptions) {
-    this.#options = {
-      ...options,
-      prefix: options.prefix ?? 'animal-store:rl',
-      timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS,
-    }
+    this.#options = { ...options, timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
     // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
     this.#client = new RedisClient(options.url, {
       enableOfflineQueue: false,
@@ -131,15 +126,7 @@ export class RedisRateLimiter implements RateLimiter {
     try {
       reply = (await this.#ask(() => this.#evaluate(keys, args))) as number[]
     } catch {
-      if (this.#options.failureMode === 'closed') {
-        // Headers as on every /v1 answer: nothing may be spent until the limiter answers, tried again in a second.
-        throw new HttpError(503, 'rate_limiter_unavailable', 'The rate limiter cannot be reached; retry shortly', {
-          'x-ratelimit-limit': String(limits.rpm),
-          'x-ratelimit-remaining': '0',
-          'x-ratelimit-reset': String(Math.ceil(now / 1000) + 1),
-          'retry-after': '1',
-        })
-      }
+      if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
     }
     const [outcome, first, second] = reply as [number, number, number]

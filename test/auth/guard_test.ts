@@ -1,5 +1,5 @@
-import { describe, expect, test } from 'bun:test'
-import { isApiPath, WWW_AUTHENTICATE } from '../../src/auth/guard'
+import { expect, test } from 'bun:test'
+import { WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey } from '../../src/keys/api_key'
 import { BASE, describeEachStore, expectError, makeTestApp } from '../helpers'
 
@@ -82,19 +82,5 @@ describeEachStore('authentication under /v1', () => {
   test('does not guard paths outside /v1', async () => {
     const { call } = await makeTestApp()
     await expectError(await call('GET', '/v10/pets', { key: null }), 404, 'not_found')
-  })
-})
-
-describe('isApiPath', () => {
-  test.each([
-    ['/v1', true],
-    ['/v1/', true],
-    ['/v1/pets', true],
-    ['/v10', false],
-    ['/v1pets', false],
-    ['/docs', false],
-    ['/', false],
-  ])('%s -> %p', (path, expected) => {
-    expect(isApiPath(path)).toBe(expected)
   })
 })

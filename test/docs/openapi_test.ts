@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { describeEachStore, json, makeTestApp } from '../helpers'
-import { tempDir } from '../process_helpers'
+import { ERROR_CODES, type ErrorCode } from '../../src/errors'
+import { describePlans } from '../../src/keys/plans'
+import { BAN_DURATION_TEXT } from '../../src/ratelimit/limiter'
+import { describeEachStore, json, makeTestApp, tempDir } from '../helpers'
 
 async function servedDocument(publicUrl?: string) {
   const { call } = await makeTestApp(publicUrl ? { publicUrl } : {})
@@ -149,6 +151,32 @@ describeEachStore('GET /openapi.json', () => {
       }),
     ])
     expect(createPet.responses['201'].headers).toHaveProperty('Idempotent-Replayed')
+  })
+
+  test('lists every Error code of ERROR_CODES, and each documented error matches its status', async () => {
+    const document = await servedDocument()
+    expect(document.components.schemas.Error.properties.code.enum).toEqual(Object.keys(ERROR_CODES))
+    const resolve = (response: { $ref?: string }) =>
+      response.$ref ? document.components.responses[response.$ref.split('/').pop()!] : response
+    for (const [path, method] of OPERATIONS) {
+      for (const [status, response] of Object.entries(document.paths[path][method].responses)) {
+        if (Number(status) < 400) continue
+        const example = resolve(response as { $ref?: string }).content['application/json'].example
+        expect(ERROR_CODES[example.code as ErrorCode].status).toBe(Number(status))
+        expect(example.status).toBe(Number(status))
+      }
+    }
+  })
+
+  test('states the API rules in its description, from the constants the service obeys', async () => {
+    const { description } = (await servedDocument()).info
+    for (const [code, { status }] of Object.entries(ERROR_CODES))
+      expect(description).toContain(`| ${status} | \`${code}\` |`)
+    expect(description).toContain(describePlans())
+    expect(description).toContain(`for ${BAN_DURATION_TEXT}`)
+    for (const topic of ['## Rate limits', '## Paging', '## Retrying a create', '## Deprecation']) {
+      expect(description).toContain(topic)
+    }
   })
 
   test('documents a JSON request body for createPet', async () => {

@@ -1,11 +1,11 @@
 import { expect, test } from 'bun:test'
 import fc from 'fast-check'
-import { isApiPath } from '../../src/auth/guard'
+import { isApiPath } from '../../src/http/url'
 import { BASE, describeEachStore, makeTestApp } from '../helpers'
 import { REGRESSIONS } from './regressions'
 import { type HostileRequest, hostileRequests } from './requests'
 
-// About a minute on a 2-core machine; FUZZ_RUNS=100000 for a longer hunt, FUZZ_SEED to replay one.
+// About a minute on a 2-core machine (400,000 runs); FUZZ_RUNS=2000000 for a longer hunt, FUZZ_SEED to replay one.
 const RUNS = Number(process.env.FUZZ_RUNS ?? 400_000)
 const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED)
 

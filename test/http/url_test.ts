@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { baseUrl, pathOf, pathStart } from '../../src/http/url'
+import { baseUrl, isApiPath, isApiUrl, pathOf, pathStart } from '../../src/http/url'
 
 describe('url parts', () => {
   test.each([
@@ -20,5 +20,33 @@ describe('url parts', () => {
 
   test('prefers the configured public URL', () => {
     expect(baseUrl('https://pets.example/api', 'http://10.0.0.1:3000/v1/pets')).toBe('https://pets.example/api')
+  })
+})
+
+describe('isApiPath', () => {
+  test.each([
+    ['/v1', true],
+    ['/v1/', true],
+    ['/v1/pets', true],
+    ['/v10', false],
+    ['/v1pets', false],
+    ['/docs', false],
+    ['/', false],
+  ])('%s -> %p', (path, expected) => {
+    expect(isApiPath(path)).toBe(expected)
+    expect(isApiUrl(`http://localhost${path}`)).toBe(expected)
+    expect(isApiUrl(`http://x${path}?q=/v1`)).toBe(expected)
+  })
+})
+
+describe('isApiUrl', () => {
+  test.each([
+    ['http://localhost/v1?limit=1', true],
+    ['http://localhost:3000/v1/pets?after=2', true],
+    ['http://localhost/?next=/v1/pets', false],
+    ['http://localhost/v1%2Fpets', false],
+    ['http://localhost', false],
+  ])('%s -> %p', (url, expected) => {
+    expect(isApiUrl(url)).toBe(expected)
   })
 })

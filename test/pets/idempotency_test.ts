@@ -1,14 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
-import { openDatabase } from '../../src/db/open'
+import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
-import { SqliteKeyStore } from '../../src/keys/store'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { IDEMPOTENCY_TTL_MS } from '../../src/pets/idempotency'
-import { SqlitePetStore } from '../../src/pets/store'
-import { BASE, describeEachStore, expectError, json, makeTestApp, UNLIMITED } from '../helpers'
-import { tempDir } from '../process_helpers'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import { BASE, describeEachStore, expectError, json, makeTestApp, tempDir, UNLIMITED } from '../helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
 

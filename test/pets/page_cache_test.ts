@@ -1,9 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db/open'
-import { CachedPetStore, FOREIGN_WRITE_CHECK_MS } from '../../src/pets/page_cache'
-import { type PetListQuery, type PetStore, SqlitePetStore } from '../../src/pets/store'
-import { tempDir } from '../process_helpers'
+import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
+import { CachedPetStore } from '../../src/pets/page_cache'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import type { PetListQuery, PetStore } from '../../src/pets/store'
+import { tempDir } from '../helpers'
 
 /** A SQLite store that counts the pages it is asked for. */
 function counted(store: PetStore) {
@@ -24,7 +26,7 @@ describe('CachedPetStore', () => {
   test('answers a page it has read from memory until the next create', async () => {
     const db = openDatabase(':memory:')
     const { wrapped, counter } = counted(new SqlitePetStore(db))
-    const cache = new CachedPetStore(wrapped, db)
+    const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
     await cache.create({ name: 'Rex', categoryId: 1 })
     const first = await cache.list({ limit: 20 })
     expect(await cache.list({ limit: 20 })).toBe(first)
@@ -38,16 +40,16 @@ describe('CachedPetStore', () => {
     expect(counter.lists).toBe(3)
   })
 
-  test('forgets everything within FOREIGN_WRITE_CHECK_MS when another connection writes the database', async () => {
+  test('forgets everything within DATA_VERSION_CHECK_MS when another connection writes the database', async () => {
     const workspace = tempDir('animal-store-cache-')
     try {
       const path = join(workspace.dir, 'store.sqlite')
       const db = openDatabase(path)
       let now = 0
-      const cache = new CachedPetStore(new SqlitePetStore(db), db, () => now)
+      const cache = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db, () => now))
       expect((await cache.list({ limit: 20 })).pets).toEqual([])
       await new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
-      now += FOREIGN_WRITE_CHECK_MS
+      now += DATA_VERSION_CHECK_MS
       expect((await cache.list({ limit: 20 })).pets.map((p) => p.name)).toEqual(['Outsider'])
     } finally {
       workspace.cleanup()
@@ -57,7 +59,7 @@ describe('CachedPetStore', () => {
   test('keeps only first pages: later ones come from SQLite every time', async () => {
     const db = openDatabase(':memory:')
     const { wrapped, counter } = counted(new SqlitePetStore(db))
-    const cache = new CachedPetStore(wrapped, db)
+    const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
     for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 5 })
     expect(counter.lists).toBe(3)
     for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 0 })

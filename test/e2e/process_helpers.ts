@@ -1,15 +1,9 @@
-import { mkdtempSync, rmSync } from 'node:fs'
-import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { BUN_HEAD_SIZE_FLAG } from '../../src/http/limits'
+import { tempDir } from '../helpers'
 
-const ROOT = join(import.meta.dir, '..')
+const ROOT = join(import.meta.dir, '..', '..')
 const MAIN = join(ROOT, 'src', 'main.ts')
-
-/** A fresh folder for one test's database, removed by `cleanup`. */
-export function tempDir(prefix = 'animal-store-'): { dir: string; cleanup(): void } {
-  const dir = mkdtempSync(join(tmpdir(), prefix))
-  return { dir, cleanup: () => rmSync(dir, { recursive: true, force: true }) }
-}
 
 /** The outcome of one CLI run. */
 export interface CliResult {
@@ -25,7 +19,7 @@ export interface Program {
 }
 
 /** The source tree run by Bun, as `npm start` does. */
-export const FROM_SOURCE: Program = { command: [process.execPath, '--max-http-header-size=65536', MAIN], cwd: ROOT }
+export const FROM_SOURCE: Program = { command: [process.execPath, BUN_HEAD_SIZE_FLAG, MAIN], cwd: ROOT }
 
 /** Runs the program with these arguments, as a user would, and waits for it. */
 export async function runCli(
@@ -81,13 +75,15 @@ export async function startServer(
     }
   })()
   const deadline = Date.now() + timeoutMs
-  let match: RegExpExecArray | null = null
-  while (!(match = /listening on (http:\/\/\S+)/.exec(text))) {
+  const listening = /listening on (http:\/\/\S+)/
+  let match = listening.exec(text)
+  while (!match) {
     if (proc.exitCode !== null || Date.now() > deadline) {
       proc.kill()
       throw new Error(`server did not start (exit ${proc.exitCode}):\n${text}`)
     }
     await Bun.sleep(20)
+    match = listening.exec(text)
   }
   return {
     url: match[1]!,
@@ -107,17 +103,6 @@ export function printedKey(stderr: string): string {
   const match = /^\s+(ask_[A-Za-z0-9_-]{43})$/m.exec(stderr)
   if (!match) throw new Error(`no key printed in:\n${stderr}`)
   return match[1]!
-}
-
-/** Polls `probe` until it returns `expected` or `withinMs` passes; returns the last value seen. */
-export async function eventually<T>(probe: () => Promise<T>, expected: T, withinMs = 1000): Promise<T> {
-  const deadline = Date.now() + withinMs
-  let value = await probe()
-  while (value !== expected && Date.now() < deadline) {
-    await Bun.sleep(25)
-    value = await probe()
-  }
-  return value
 }
 
 /** A server on a fresh database in its own folder, with the key its first start printed. */

@@ -1,12 +1,7 @@
-/** One schema change; `version` numbers are consecutive from 1 and never reused. */
-export interface Migration {
-  version: number
-  name: string
-  sql: string
-}
+import type { Migration } from './migration'
 
-/** Every schema change, in order. Append; never edit a migration that has shipped. */
-export const migrations: readonly Migration[] = [
+/** Every SQLite schema change, in order. Append; never edit a migration that has shipped. */
+export const sqliteMigrations: readonly Migration[] = [
   {
     version: 1,
     name: 'pets',

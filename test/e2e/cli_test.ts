@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { runCli, tempDir } from '../process_helpers'
+import { tempDir } from '../helpers'
+import { runCli } from './process_helpers'
 
 let workspace: ReturnType<typeof tempDir>
 let db: string

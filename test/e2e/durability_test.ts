@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { postPet, runCli, startServer, tempDir } from './process_helpers'
+import { tempDir } from '../helpers'
+import { postPet, runCli, startServer } from './process_helpers'
 
 interface Pet {
   id: number

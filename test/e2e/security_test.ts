@@ -1,8 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { readdirSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { redactApiKeys } from '../src/keys/api_key'
-import { runCli, startServer, tempDir } from './process_helpers'
+import { redactApiKeys } from '../../src/keys/api_key'
+import { tempDir } from '../helpers'
+import { runCli, startServer } from './process_helpers'
 
 describe('keys are never logged, echoed or stored', () => {
   test('a full run leaves no issued key in the logs, the answers or the database files', async () => {

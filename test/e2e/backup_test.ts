@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { postPet, runCli, startFreshServer } from '../process_helpers'
+import { postPet, runCli, startFreshServer } from './process_helpers'
 
 describe('backup', () => {
   test('copies a database that a running server is writing, WAL contents included', async () => {

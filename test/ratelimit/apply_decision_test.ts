@@ -1,13 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
-import { openDatabase } from '../../src/db/open'
+import { DATA_VERSION_CHECK_MS } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
-import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { SqlitePetStore } from '../../src/pets/store'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { MINUTE_MS } from '../../src/ratelimit/limiter'
-import { BASE, describeEachStore, expectError, FREE, makeTestApp } from '../helpers'
-import { tempDir } from '../process_helpers'
+import { BASE, describeEachStore, expectError, FREE, makeTestApp, tempDir } from '../helpers'
 
 // A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.
 const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
@@ -149,13 +149,13 @@ describeEachStore('TRUST_PROXY', () => {
 })
 
 describe('key changes on a running server', () => {
-  test('a plan change made by another connection applies within KEY_FRESHNESS_MS', async () => {
+  test('a plan change made by another connection applies within DATA_VERSION_CHECK_MS', async () => {
     const workspace = tempDir('animal-store-plan-')
     try {
       const path = `${workspace.dir}/store.sqlite`
       const serverDb = openDatabase(path)
       let now = T0
-      const keys = new SqliteKeyStore(serverDb, () => now)
+      const keys = new SqliteKeyStore(serverDb, { clock: () => now })
       const app = createApp({
         pets: new SqlitePetStore(serverDb),
         keys,
@@ -168,12 +168,12 @@ describe('key changes on a running server', () => {
       for (let i = 0; i < 60; i++) await get()
       expect((await get()).status).toBe(429)
       cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
-      now += KEY_FRESHNESS_MS
+      now += DATA_VERSION_CHECK_MS
       const upgraded = await get()
       expect(upgraded.status).toBe(200)
       expect(rateHeaders(upgraded)).toMatchObject({ limit: '300', remaining: '239' })
       cli.revoke(key.id)
-      now += KEY_FRESHNESS_MS
+      now += DATA_VERSION_CHECK_MS
       await expectError(await get(), 401, 'unauthorized')
     } finally {
       workspace.cleanup()

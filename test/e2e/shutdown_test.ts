@@ -1,6 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { eventually, postPet, startFreshServer } from './process_helpers'
+import { eventually } from '../helpers'
+import { postPet, startFreshServer } from './process_helpers'
 
 describe('SIGTERM', () => {
   test('answers every request the server accepted, and exits 0', async () => {

@@ -1,5 +1,5 @@
-import { bearerToken, hashApiKey, isWellFormedApiKey } from './api_key'
-import type { ApiKey, KeyStore } from './store'
+import { bearerToken, hashApiKey, isWellFormedApiKey } from '../keys/api_key'
+import type { ApiKey, KeyStore } from '../keys/store'
 
 /**
  * The active key an `Authorization` header carries, or undefined when it is

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
-import { openDatabase } from '../../src/db/open'
+import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
-import { SqliteKeyStore } from '../../src/keys/store'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { SqlitePetStore } from '../../src/pets/store'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { MINUTE_MS } from '../../src/ratelimit/limiter'
 
 interface Sample {

@@ -1,9 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Program, printedKey, runCli, startServer, tempDir } from './process_helpers'
+import { tempDir } from '../helpers'
+import { type Program, printedKey, runCli, startServer } from './process_helpers'
 
-const ROOT = join(import.meta.dir, '..')
+const ROOT = join(import.meta.dir, '..', '..')
 
 // `npm run build`, then the binary alone in an empty folder: no node_modules, no sources.
 describe('the compiled binary', () => {

@@ -3,36 +3,35 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { migrate } from '../../src/db/migrate'
-import { migrations } from '../../src/db/migrations'
-import { openDatabase } from '../../src/db/open'
+import { migrateSqlite, openDatabase } from '../../src/db/sqlite'
+import { sqliteMigrations } from '../../src/db/sqlite_migrations'
 
-describe('migrate', () => {
-  test('numbers migrations consecutively from 1', () => {
-    expect(migrations.map((m) => m.version)).toEqual(migrations.map((_, i) => i + 1))
+describe('migrateSqlite', () => {
+  test('numbers sqliteMigrations consecutively from 1', () => {
+    expect(sqliteMigrations.map((m) => m.version)).toEqual(sqliteMigrations.map((_, i) => i + 1))
   })
 
   test('applies every migration once and records the version', () => {
     const db = new Database(':memory:')
-    expect(migrate(db, migrations)).toEqual(migrations.map((m) => m.version))
-    expect(migrate(db, migrations)).toEqual([])
-    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
+    expect(migrateSqlite(db, sqliteMigrations)).toEqual(sqliteMigrations.map((m) => m.version))
+    expect(migrateSqlite(db, sqliteMigrations)).toEqual([])
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: sqliteMigrations.length })
   })
 
-  test('applies only the migrations a database has not seen', () => {
+  test('applies only the sqliteMigrations a database has not seen', () => {
     const db = new Database(':memory:')
-    migrate(db, migrations.slice(0, 1))
-    expect(migrate(db, migrations)).toEqual(migrations.slice(1).map((m) => m.version))
+    migrateSqlite(db, sqliteMigrations.slice(0, 1))
+    expect(migrateSqlite(db, sqliteMigrations)).toEqual(sqliteMigrations.slice(1).map((m) => m.version))
   })
 
   test('rolls a failing migration back whole', () => {
     const db = new Database(':memory:')
     const broken = [
-      ...migrations,
-      { version: migrations.length + 1, name: 'broken', sql: 'CREATE TABLE t (x); SELECT nope FROM nowhere;' },
+      ...sqliteMigrations,
+      { version: sqliteMigrations.length + 1, name: 'broken', sql: 'CREATE TABLE t (x); SELECT nope FROM nowhere;' },
     ]
-    expect(() => migrate(db, broken)).toThrow()
-    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: migrations.length })
+    expect(() => migrateSqlite(db, broken)).toThrow()
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: sqliteMigrations.length })
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeNull()
   })
 })

@@ -1,15 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import {
-  eventually,
-  type FreshServer,
-  postPet,
-  runCli,
-  type ServerProcess,
-  startFreshServer,
-  startServer,
-  tempDir,
-} from './process_helpers'
+import { eventually, tempDir } from '../helpers'
+import { type FreshServer, postPet, runCli, type ServerProcess, startFreshServer, startServer } from './process_helpers'
 
 describe('serve over a real port', () => {
   let fresh: FreshServer

@@ -1,6 +1,7 @@
 import { afterAll, describe, expect, test } from 'bun:test'
-import { eventually, printedKey, type ServerProcess, startServer } from '../process_helpers'
+import { eventually } from '../helpers'
 import { SHARED_STORES, startPrivatePostgres } from '../shared_services'
+import { printedKey, type ServerProcess, startServer } from './process_helpers'
 
 const cleanups: (() => Promise<unknown>)[] = []
 afterAll(async () => {

@@ -2,10 +2,11 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase } from '../../src/db/open'
+import { DATA_VERSION_CHECK_MS } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
 import { hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
-import { KEY_FRESHNESS_MS, SqliteKeyStore } from '../../src/keys/store'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 
 const dirs: string[] = []
 afterEach(() => {
@@ -48,7 +49,7 @@ describe('SqliteKeyStore', () => {
 
   test('revokes once and keeps the first revocation time', async () => {
     let now = Date.parse('2026-01-01T00:00:00Z')
-    const store = new SqliteKeyStore(openDatabase(':memory:'), () => now)
+    const store = new SqliteKeyStore(openDatabase(':memory:'), { clock: () => now })
     const { key, secret } = await issueKey(store, free)
     expect(store.revoke(key.id)?.revokedAt).toBe('2026-01-01T00:00:00.000Z')
     now = Date.parse('2026-02-01T00:00:00Z')
@@ -69,23 +70,23 @@ describe('SqliteKeyStore', () => {
     expect(store.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })).toBeUndefined()
   })
 
-  test("sees another connection's revocation and plan change within KEY_FRESHNESS_MS", async () => {
+  test("sees another connection's revocation and plan change within DATA_VERSION_CHECK_MS", async () => {
     const path = tempDbPath()
     let now = 1_000_000
-    const server = new SqliteKeyStore(openDatabase(path), () => now)
+    const server = new SqliteKeyStore(openDatabase(path), { clock: () => now })
     const cli = new SqliteKeyStore(openDatabase(path))
     const { key, secret } = await issueKey(cli, free)
     const hash = hashApiKey(secret)
     expect(server.findActive(hash)?.plan).toBe('free')
     cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
-    now += KEY_FRESHNESS_MS - 1
+    now += DATA_VERSION_CHECK_MS - 1
     expect(server.findActive(hash)?.plan).toBe('free')
     now += 1
     expect(server.findActive(hash)).toMatchObject({ plan: 'pro', rpm: 300, rpd: 10_000 })
     cli.revoke(key.id)
-    now += KEY_FRESHNESS_MS
+    now += DATA_VERSION_CHECK_MS
     expect(server.findActive(hash)).toBeUndefined()
-    expect(KEY_FRESHNESS_MS).toBeLessThan(1000)
+    expect(DATA_VERSION_CHECK_MS).toBeLessThan(1000)
   })
 
   test('lists every key, revoked ones included, in id order', async () => {

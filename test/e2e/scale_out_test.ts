@@ -1,7 +1,9 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { SQL } from 'bun'
-import { eventually, postPet, runCli, type ServerProcess, startServer } from './process_helpers'
-import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from './shared_services'
+import { KEY_CHANGE_SEEN_WITHIN_MS } from '../../src/keys/store'
+import { eventually } from '../helpers'
+import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../shared_services'
+import { postPet, runCli, type ServerProcess, startServer } from './process_helpers'
 
 /**
  * Three `serve` processes on their own ports, sharing one PostgreSQL
@@ -86,22 +88,21 @@ describe.skipIf(!SHARED_STORES)('three instances sharing PostgreSQL and Redis', 
     }
   })
 
-  test('set-plan and revoke by the CLI reach every instance within a second', async () => {
+  test(`set-plan and revoke by the CLI reach every instance within ${KEY_CHANGE_SEEN_WITHIN_MS} ms`, async () => {
     const { id, key } = await newKey('pro', 'changing')
     const limits = () =>
       Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).headers.get('x-ratelimit-limit')))
     expect(await limits()).toEqual(['300', '300', '300'])
 
+    // Each change is polled for from the moment the CLI has made it until the deadline the requirement names.
     await keys('set-plan', String(id), '--plan', 'business')
-    let changed = performance.now()
-    expect(await eventually(async () => (await limits()).join(), '1000,1000,1000', 1000)).toBe('1000,1000,1000')
-    expect(performance.now() - changed).toBeLessThan(1000)
+    expect(await eventually(async () => (await limits()).join(), '1000,1000,1000', KEY_CHANGE_SEEN_WITHIN_MS)).toBe(
+      '1000,1000,1000',
+    )
 
     await keys('revoke', String(id))
-    changed = performance.now()
     const statuses = async () =>
       (await Promise.all(servers.map(async (server) => (await get(server, '/v1/pets', key)).status))).join()
-    expect(await eventually(statuses, '401,401,401', 1000)).toBe('401,401,401')
-    expect(performance.now() - changed).toBeLessThan(1000)
+    expect(await eventually(statuses, '401,401,401', KEY_CHANGE_SEEN_WITHIN_MS)).toBe('401,401,401')
   })
 })

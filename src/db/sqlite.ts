@@ -1,0 +1,44 @@
+import { Database } from 'bun:sqlite'
+import { mkdirSync } from 'node:fs'
+import { dirname } from 'node:path'
+import type { Synchronous } from '../config'
+import type { Migration } from './migration'
+import { sqliteMigrations } from './sqlite_migrations'
+
+/** How long a statement waits for another connection's write lock (the CLI's, say) before failing. */
+export const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+/**
+ * Opens (creating if needed) the SQLite database at `path`, in WAL mode,
+ * migrated to the current schema. `:memory:` gives a private database for tests.
+ */
+export function openDatabase(path: string, synchronous: Synchronous = 'normal'): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
+  const db = new Database(path, { create: true, strict: true })
+  db.exec('PRAGMA journal_mode = WAL')
+  db.exec(`PRAGMA synchronous = ${synchronous === 'full' ? 'FULL' : 'NORMAL'}`)
+  // The CLI and the server write the same file; wait for each other instead of failing.
+  db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
+  migrateSqlite(db, sqliteMigrations)
+  return db
+}
+
+/**
+ * Applies the migrations above the database's `user_version`, each in its own
+ * transaction with the version bump, so running it twice changes nothing.
+ * Returns the versions it applied.
+ */
+export function migrateSqlite(db: Database, migrations: readonly Migration[]): number[] {
+  const applied: number[] = []
+  const current = () => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
+  for (const migration of migrations) {
+    db.transaction(() => {
+      // Checked inside the (immediate) transaction: two processes starting together apply each step once.
+      if (migration.version <= current()) return
+      db.exec(migration.sql)
+      db.exec(`PRAGMA user_version = ${migration.version}`)
+      applied.push(migration.version)
+    }).immediate()
+  }
+  return applied
+}

@@ -1,0 +1,150 @@
+import type { DocumentDecoration } from 'elysia'
+import type { OpenAPIV3_1 } from 'openapi-types'
+import { ERROR_CODES, type ErrorCode } from '../errors'
+import { MAX_BODY_BYTES } from '../http/limits'
+import { MAX_LIMIT } from '../pets/schema'
+
+type Header = OpenAPIV3_1.HeaderObject
+type HeaderOrRef = Header | OpenAPIV3_1.ReferenceObject
+type Response = OpenAPIV3_1.ResponseObject
+
+/** A reference to a component of the document. */
+export function ref(kind: 'schemas' | 'headers' | 'responses', name: string): OpenAPIV3_1.ReferenceObject {
+  return { $ref: `#/components/${kind}/${name}` }
+}
+
+const integerHeader = (description: string, example: number, minimum = 0): Header => ({
+  description,
+  schema: { type: 'integer', minimum },
+  example,
+})
+const stringHeader = (description: string, example: string): Header => ({
+  description,
+  schema: { type: 'string' },
+  example,
+})
+
+/** Every response header the API sends, as document components. */
+export const HEADERS = {
+  XRateLimitLimit: integerHeader(
+    'The limit of the window described: the minute, or the UTC day when it has fewer requests left',
+    60,
+  ),
+  XRateLimitRemaining: integerHeader('Requests left in that window', 59),
+  XRateLimitReset: integerHeader('Unix time (seconds) at which that window ends', 1795262460),
+  XRequestId: stringHeader(
+    "The request's id: the caller's X-Request-Id when it is a sane token, else a new one; also in the log line",
+    '6f1c9a0e-2bq',
+  ),
+  RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
+  WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
+  Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
+  IdempotentReplayed: stringHeader(
+    '"true" when this 201 replays the create an earlier request with the same Idempotency-Key made',
+    'true',
+  ),
+  NextLink: stringHeader(
+    'Present when more animals follow: the next page (RFC 8288)',
+    '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"',
+  ),
+  Deprecation: stringHeader('When the operation was deprecated (RFC 9745)', '@1795219200'),
+  Sunset: stringHeader('When the operation goes away (RFC 8594)', 'Thu, 05 Dec 2030 00:00:00 GMT'),
+  SuccessorLink: stringHeader(
+    'The replacement operation',
+    '<https://api.example.com/v1/pets>; rel="successor-version"',
+  ),
+} satisfies Record<string, Header>
+
+/** A reference to one of HEADERS. */
+export function header(name: keyof typeof HEADERS): OpenAPIV3_1.ReferenceObject {
+  return ref('headers', name)
+}
+
+/** Headers on every response under /v1: the rate limit and the request id. */
+export const EVERY_RESPONSE_HEADERS = {
+  'X-RateLimit-Limit': header('XRateLimitLimit'),
+  'X-RateLimit-Remaining': header('XRateLimitRemaining'),
+  'X-RateLimit-Reset': header('XRateLimitReset'),
+  'X-Request-Id': header('XRequestId'),
+}
+
+/** A success response with a JSON body and headers beyond EVERY_RESPONSE_HEADERS. */
+export function jsonResponse(
+  description: string,
+  schema: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject,
+  headers: Record<string, HeaderOrRef> = {},
+): Response {
+  return {
+    description,
+    headers: { ...EVERY_RESPONSE_HEADERS, ...headers },
+    content: { 'application/json': { schema } },
+  }
+}
+
+/** How one error response is shown: an example message, and what only this operation says. */
+export interface ErrorResponseOptions {
+  /** A message this error may carry. */
+  example: string
+  /** Instead of the meanings from ERROR_CODES, when this operation says it more exactly. */
+  description?: string
+  /** Headers beyond EVERY_RESPONSE_HEADERS. */
+  headers?: Record<string, HeaderOrRef>
+}
+
+/**
+ * The response of the Error codes `codes`, which share one status, described
+ * from ERROR_CODES (code: meaning), with the first code in the example body.
+ */
+export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: ErrorResponseOptions): Response {
+  const [first] = codes
+  const status = ERROR_CODES[first].status
+  if (codes.some((code) => ERROR_CODES[code].status !== status)) throw new Error(`${codes.join(', ')} differ in status`)
+  return {
+    description: options.description ?? codes.map((code) => `${code}: ${ERROR_CODES[code].meaning}`).join('; '),
+    headers: { ...EVERY_RESPONSE_HEADERS, ...options.headers },
+    content: {
+      'application/json': {
+        schema: ref('schemas', 'Error'),
+        example: { code: first, message: options.example, status },
+      },
+    },
+  }
+}
+
+/** Error responses that several operations give, as document components. */
+export const RESPONSES = {
+  InvalidRequest: errorResponse(['invalid_request'], { example: `"limit" must be an integer from 1 to ${MAX_LIMIT}` }),
+  Unauthorized: errorResponse(['unauthorized'], {
+    example: 'The API key is unknown or revoked',
+    headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
+  }),
+  PayloadTooLarge: errorResponse(['payload_too_large'], {
+    example: `Request body must not exceed ${MAX_BODY_BYTES} bytes`,
+  }),
+  UnsupportedMediaType: errorResponse(['unsupported_media_type'], { example: 'Content-Type must be application/json' }),
+  TooManyRequests: errorResponse(['rate_limit_exceeded', 'key_banned'], {
+    example: 'Rate limit of 60 requests per minute exceeded; retry after 12 s',
+    headers: { 'Retry-After': header('RetryAfter') },
+  }),
+  InternalError: errorResponse(['internal_error'], { example: 'Internal server error' }),
+  RateLimiterUnavailable: errorResponse(['rate_limiter_unavailable'], {
+    example: 'The rate limiter cannot be reached; retry shortly',
+    headers: { 'Retry-After': header('RetryAfter') },
+  }),
+} satisfies Record<string, Response>
+
+/** A reference to one of RESPONSES. */
+export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObject {
+  return ref('responses', name)
+}
+
+/**
+ * An operation's own responses by status, for its route's `detail.responses`,
+ * where the generator finds them (Elysia types `detail` as OpenAPI 3.0; the
+ * document is 3.1, whose objects these are).
+ */
+export function operationResponses(
+  responses: Record<number, Response | OpenAPIV3_1.ReferenceObject>,
+): NonNullable<DocumentDecoration['responses']> {
+  return responses as NonNullable<DocumentDecoration['responses']>
+}

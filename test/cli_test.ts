@@ -1,0 +1,45 @@
+import { describe, expect, test } from 'bun:test'
+import { runCli, USAGE } from '../src/cli'
+import { EXIT_USAGE, type Io } from '../src/command_line'
+import { ENV_DEFAULTS } from '../src/config'
+import { describePlans, PLANS } from '../src/keys/plans'
+
+/** An Io that keeps what a command writes. */
+function capture() {
+  const lines = { out: [] as string[], err: [] as string[] }
+  const io: Io = { out: (line) => lines.out.push(line), err: (line) => lines.err.push(line) }
+  return { io, lines }
+}
+
+describe('runCli, in process', () => {
+  test('--help prints the usage on stdout and exits 0', async () => {
+    const { io, lines } = capture()
+    expect(await runCli(['--help'], {}, io)).toBe(0)
+    expect(lines.out).toEqual([USAGE])
+  })
+
+  test.each([[[]], [['frobnicate']], [['serve', '--port', '1']], [['backup']]])(
+    '%p is a usage error: the reason and the usage on stderr, exit 2',
+    async (argv) => {
+      const { io, lines } = capture()
+      expect(await runCli(argv, {}, io)).toBe(EXIT_USAGE)
+      expect(lines.err.join('\n')).toContain(USAGE)
+    },
+  )
+
+  test('a bad environment variable is one line naming it, exit 2', async () => {
+    const { io, lines } = capture()
+    expect(await runCli(['keys', 'list'], { PORT: 'eighty' }, io)).toBe(EXIT_USAGE)
+    expect(lines.err).toEqual(['Configuration error: PORT: must be an integer from 0 to 65535, got "eighty"'])
+  })
+})
+
+describe('USAGE', () => {
+  test('quotes every environment default and the plans as the code has them', () => {
+    for (const [variable, value] of Object.entries(ENV_DEFAULTS)) {
+      expect(USAGE).toMatch(new RegExp(`${variable} \\((?:[a-z|]+; )?${String(value).replace('.', '\\.')}[),:]`))
+    }
+    expect(USAGE).toContain(describePlans())
+    expect(USAGE).toContain(`--plan ${PLANS.join('|')}`)
+  })
+})

@@ -1,0 +1,124 @@
+import { describe, expect, test } from 'bun:test'
+import type { Limits } from '../../src/keys/plans'
+import type { RateDecision } from '../../src/ratelimit/limiter'
+import { cleanupsAfterEach, eventually, FREE, makeTestApp } from '../helpers'
+import { redisTestLimiter, SHARED_STORES, startPrivateRedis } from '../shared_services'
+import { startFreshServer } from './process_helpers'
+
+const free: Limits = { rpm: 60, rpd: 1000 }
+
+const cleanups = cleanupsAfterEach()
+
+describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
+  test('REDIS_FAILURE_MODE=open: limits per instance, warns once, reports degraded, and recovers without a restart', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const { limiter, logs } = await redisTestLimiter({ url: redis.url, failureMode: 'open' }, cleanups)
+    const now = Date.now()
+    expect(await limiter.consume(1, free, now)).toMatchObject({ refusal: undefined, remaining: 59 })
+
+    await redis.stop()
+    const during: RateDecision[] = []
+    for (let i = 0; i < 5; i++) during.push(await limiter.consume(1, free, now))
+    // Counted by the in-process fallback, which had not seen the first request.
+    expect(during.map((d) => d.remaining)).toEqual([59, 58, 57, 56, 55])
+    expect(await limiter.health()).toBe('degraded')
+    expect(logs.filter((line) => line.level === 'warn').map((line) => line.msg)).toEqual([
+      'rate limiter: Redis unreachable, requests go on, limited per instance until it answers again',
+    ])
+
+    await redis.start()
+    // Shared counting resumes on the same client: a fresh Redis starts the window at zero.
+    const back = await eventually(
+      async () => {
+        const decision = await limiter.consume(2, free, Date.now())
+        return (await limiter.health()) === 'ok' && decision.remaining === 59
+      },
+      true,
+      5000,
+    )
+    expect(back).toBe(true)
+    expect(logs.at(-1)?.msg).toBe('rate limiter: Redis answers again; limits are shared once more')
+  }, 20_000)
+
+  test('REDIS_FAILURE_MODE=closed: /v1 answers 503 with Retry-After, /health 503, until Redis is back', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const { limiter } = await redisTestLimiter({ url: redis.url, failureMode: 'closed' }, cleanups)
+    const { call } = await makeTestApp({ limiter }, FREE)
+    expect((await call('GET', '/v1/pets')).status).toBe(200)
+
+    await redis.stop()
+    expect(await limiter.consume(1, free, Date.now())).toMatchObject({
+      refusal: 'rate_limiter_unavailable',
+      remaining: 0,
+      retryAfter: 1,
+    })
+    const refused = await call('GET', '/v1/pets')
+    expect(refused.status).toBe(503)
+    expect(refused.headers.get('retry-after')).toBe('1')
+    expect([refused.headers.get('x-ratelimit-limit'), refused.headers.get('x-ratelimit-remaining')]).toEqual([
+      '60',
+      '0',
+    ])
+    expect(Number(refused.headers.get('x-ratelimit-reset'))).toBeGreaterThan(Date.now() / 1000)
+    expect(await refused.json()).toEqual({
+      code: 'rate_limiter_unavailable',
+      message: 'The rate limiter cannot be reached; retry shortly',
+      status: 503,
+    })
+    expect((await call('GET', '/health', { key: null })).status).toBe(503)
+
+    await redis.start()
+    // No /v1 traffic needed: /health itself asks Redis again, so a load balancer that took the instance out brings it back.
+    expect(await eventually(async () => (await call('GET', '/health', { key: null })).status, 200, 5000)).toBe(200)
+    expect((await call('GET', '/v1/pets')).status).toBe(200)
+  }, 20_000)
+
+  test('a Redis that hangs (SIGSTOP) counts as down after the timeout, not forever', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const timeoutMs = 100
+    const { limiter } = await redisTestLimiter({ url: redis.url, failureMode: 'open', timeoutMs }, cleanups)
+    await limiter.consume(1, free, Date.now())
+    redis.pause()
+    try {
+      // Decided by the fallback once the timeout passes: well within twenty timeouts, never left waiting.
+      const deadline = Bun.sleep(20 * timeoutMs).then(() => 'still waiting' as const)
+      const decision = await Promise.race([limiter.consume(1, free, Date.now()), deadline])
+      expect(decision).toMatchObject({ refusal: undefined })
+      expect(await limiter.health()).toBe('degraded')
+    } finally {
+      redis.resume()
+    }
+  }, 20_000)
+})
+
+describe.skipIf(!SHARED_STORES)('a serve process whose Redis goes away', () => {
+  test('keeps answering with rate-limit headers, says degraded, and shares limits again once Redis is back', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const fresh = await startFreshServer({ REDIS_URL: redis.url, LOG_LEVEL: 'warn' })
+    cleanups.push(fresh.cleanup)
+    const get = (path: string) =>
+      fetch(`${fresh.server.url}${path}`, { headers: { authorization: `Bearer ${fresh.key}` } })
+    expect((await get('/v1/pets')).headers.get('x-ratelimit-remaining')).toBe('59')
+
+    await redis.stop()
+    const during = await get('/v1/pets')
+    expect(during.status).toBe(200)
+    expect(during.headers.get('x-ratelimit-limit')).toBe('60')
+    expect(await (await fetch(`${fresh.server.url}/health`)).json()).toEqual({
+      status: 'degraded',
+      rateLimiter: 'unreachable',
+    })
+
+    await redis.start()
+    const healthy = async () =>
+      ((await (await fetch(`${fresh.server.url}/health`)).json()) as { status: string }).status
+    // Health reports the last call's outcome: requests probe Redis again, at most once a second.
+    expect(await eventually(async () => ((await get('/v1/pets')).ok ? healthy() : 'refused'), 'ok', 5000)).toBe('ok')
+    // The fresh Redis counts this minute from zero again: shared counting is back.
+    expect(Number((await get('/v1/pets')).headers.get('x-ratelimit-remaining'))).toBeGreaterThanOrEqual(55)
+  }, 30_000)
+})
