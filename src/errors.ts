@@ -4,7 +4,6 @@ import { StoreUnavailableError } from './db/store_unavailable'
 import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
-import { BAN_DURATION_TEXT } from './ratelimit/limiter'
 
 /**
  * Every Error code the API answers with: its HTTP status and what it means.
@@ -27,10 +26,7 @@ export const ERROR_CODES = {
     status: 429,
     meaning: 'the minute or the day is used up until Retry-After seconds have passed',
   },
-  key_banned: {
-    status: 429,
-    meaning: `banned for ${BAN_DURATION_TEXT} for hammering on after 429s, until Retry-After seconds have passed`,
-  },
+  key_banned: { status: 429, meaning: 'banned for hammering on after 429s, until Retry-After seconds have passed' },
   headers_too_large: { status: 431, meaning: `the request headers are over ${kib(MAX_HEADER_BYTES)}` },
   internal_error: { status: 500, meaning: 'something unexpected (details are logged, never sent)' },
   unavailable: { status: 503, meaning: 'the database does not answer for now, retry after Retry-After seconds' },

@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { type ErrorBody, errorBody } from '../errors'
+import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
 import { isApiUrl } from '../http/url'
 import { PLAN_LIMITS } from '../keys/plans'
@@ -8,7 +9,6 @@ import { applyRateDecision } from '../ratelimit/apply_decision'
 import type { RateDecision, RateLimiter } from '../ratelimit/limiter'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, refusalReason } from './authenticate'
-import type { Callers } from './callers'
 
 /** The RFC 6750 challenge sent with every 401. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { Callers } from '../auth/callers'
 import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
+import type { Callers } from './callers'
 import { pathOf } from './url'
 
 // Kept when a client or proxy sends one of these; anything else is replaced.

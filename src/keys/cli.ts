@@ -1,8 +1,13 @@
 import { EXIT_FAILED, type Io, parseCommandLine, UsageError } from '../command_line'
-import type { Stores } from '../stores'
 import { issueKey } from './issue'
 import { isPlan, type Limits, limitsFor, PLANS, type Plan } from './plans'
 import type { ApiKey, KeyStore } from './store'
+
+/** The key store a command works on, and how to release it (the service's Stores are one). */
+export interface OpenedKeys {
+  keys: KeyStore
+  close(): Promise<void>
+}
 
 const OPTIONS = {
   db: { type: 'string' },
@@ -20,12 +25,12 @@ const OPTIONS = {
  */
 export async function runKeysCommand(
   args: string[],
-  openStores: (dbPath: string | undefined) => Promise<Stores>,
+  openStores: (dbPath: string | undefined) => Promise<OpenedKeys>,
   io: Io,
 ): Promise<number> {
   const [command, ...rest] = args
   const { values, positionals } = parse(rest)
-  let stores: Stores | undefined
+  let stores: OpenedKeys | undefined
   const store = async () => {
     stores ??= await openStores(values.db)
     return stores.keys

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import type { Callers } from '../auth/callers'
 import { errorResponse, header, jsonResponse, operationResponses, ref, response } from '../docs/responses'
 import { HttpError } from '../errors'
+import type { Callers } from '../http/callers'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { API_PREFIX, baseUrl } from '../http/url'
