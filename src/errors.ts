@@ -13,21 +13,28 @@ import { redactApiKeys } from './keys/api_key'
 export const ERROR_CODES = {
   invalid_request: {
     status: 400,
-    meaning: 'a query, path or body value fails validation, or the body is not a JSON object',
+    meaning:
+      'a query, path or body value fails validation, or the body is malformed, empty, not UTF-8 or not a JSON object',
   },
   unauthorized: { status: 401, meaning: 'the API key is missing, malformed, unknown or revoked' },
-  not_found: { status: 404, meaning: 'no animal has this id, or no resource has this path' },
+  not_found: { status: 404, meaning: 'no animal has this id, or (with a valid key) no resource has this path' },
   method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
   payload_too_large: { status: 413, meaning: `the body is over ${MAX_BODY_BYTES} bytes (${kib(MAX_BODY_BYTES)})` },
   uri_too_long: { status: 414, meaning: `the request target (path and query) is over ${kib(MAX_TARGET_BYTES)}` },
-  unsupported_media_type: { status: 415, meaning: 'the body is not application/json' },
+  unsupported_media_type: {
+    status: 415,
+    meaning: 'the body is not application/json (parameters such as a charset are fine)',
+  },
   idempotency_key_reused: { status: 422, meaning: 'this Idempotency-Key was already used with a different body' },
   rate_limit_exceeded: {
     status: 429,
     meaning: 'the minute or the day is used up until Retry-After seconds have passed',
   },
   key_banned: { status: 429, meaning: 'banned for hammering on after 429s, until Retry-After seconds have passed' },
-  headers_too_large: { status: 431, meaning: `the request headers are over ${kib(MAX_HEADER_BYTES)}` },
+  headers_too_large: {
+    status: 431,
+    meaning: `the request headers (names, values, separators) are over ${kib(MAX_HEADER_BYTES)}`,
+  },
   internal_error: { status: 500, meaning: 'something unexpected (details are logged, never sent)' },
   unavailable: { status: 503, meaning: 'the database does not answer for now, retry after Retry-After seconds' },
   rate_limiter_unavailable: {

@@ -2,53 +2,78 @@ import { ERROR_CODES } from '../errors'
 import { kib, MAX_BODY_BYTES } from '../http/limits'
 import { describePlans } from '../keys/plans'
 import { IDEMPOTENCY_TTL_MS } from '../pets/idempotency'
-import { GET_PET_SUNSET } from '../pets/routes'
-import { DEFAULT_LIMIT, MAX_LIMIT } from '../pets/schema'
+import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/routes'
+import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT } from '../pets/schema'
 import { BAN_DURATION_TEXT } from '../ratelimit/limiter'
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, { status, meaning }]) => `| ${status} | \`${code}\` | ${meaning} |`)
   .join('\n')
 
+const idempotencyHours = IDEMPOTENCY_TTL_MS / 3_600_000
+
 /**
  * The rules a client of the API needs, shown at the top of `/docs`: keys,
- * errors, rate limits, paging, retries, deprecation. Every number in it comes
- * from the constant the service itself obeys.
+ * bodies, paging, retries, errors, rate limits, deprecation. Every number in
+ * it comes from the constant the service itself obeys.
  */
 export const API_DESCRIPTION = `Manages the animals held in a store.
 
 ## Keys
-Every operation needs an API key as a bearer token: \`Authorization: Bearer ask_...\` (press **Authorize**
-and paste it). Without a valid key the answer is 401 \`unauthorized\` with \`WWW-Authenticate\`.
+Every operation needs an API key as a bearer token: \`Authorization: Bearer ask_...\` (the word
+\`Bearer\` in any case; in this page, press **Authorize** and paste the key). Under \`/v1\` the key is
+checked before anything else: without a valid one, an unknown path, a wrong method or a bad body is a
+401 \`unauthorized\` with \`WWW-Authenticate\` like any other request.
+
+## Creating an animal
+\`POST /pets\` takes a JSON object of at most ${kib(MAX_BODY_BYTES)} (\`Content-Type: application/json\`):
+- \`name\`: 1 to 255 characters, not only white space, counted in UTF-16 code units (most emoji count as two).
+- \`categoryId\`: an integer from 1 to ${MAX_ID} (2^53 − 1). A number a JSON parser would round
+  (\`9007199254740993\`, \`1.0000000000000001\`) is refused, never rounded; \`1.0\` and \`1e3\` are exact.
+- \`status\`: \`available\` (the default), \`pending\` or \`sold\`.
+- Any other property, \`id\` included, is a 400 naming it; so is a key that shadows a built-in object
+  property (\`__proto__\`, \`toString\`) anywhere in the body.
+- Text must be well-formed Unicode without U+0000: a lone surrogate or a NUL is a 400, not altered.
+
+## Listing and paging
+\`GET /pets\` answers a plain JSON array in ascending id order. \`limit\` is 1 to ${MAX_LIMIT} (default
+${DEFAULT_LIMIT}), \`status\` filters, \`after\` is the last id already seen. When more animals follow, the
+answer carries \`Link: <.../v1/pets?limit=20&after=20>; rel="next"\` (RFC 8288), keeping \`limit\` and
+\`status\`: follow it until there is none. Paging is by key, so page 10,000 costs what page 1 costs.
+Integers in the query and the path are plain decimal digits (\`1.5\`, \`0x10\`, \`+5\` are 400). An
+unknown query parameter is a 400 naming it, so \`?staus=sold\` never returns an unfiltered list; a
+repeated one counts with its last value.
+
+## Retrying a create
+Send an \`Idempotency-Key\` header (1 to 255 printable ASCII characters, e.g. a UUID) with \`POST /pets\`.
+For ${idempotencyHours} hours, a retry with the same key and the same body answers the first 201 again
+(same animal, same \`Location\`, and \`Idempotent-Replayed: true\`) and creates nothing; the same key
+with another body is 422 \`idempotency_key_reused\`. "The same body" means the same values: key order
+and white space do not matter. Keys belong to the API key that sent them. A request refused before the
+create (400, 413, 415, 429) does not use its key up, and concurrent requests with one key create one animal.
 
 ## Errors
 Every error is an \`Error\` object, \`{"code": "...", "message": "...", "status": N}\`, whose \`status\`
-equals the HTTP status and whose message names the offending field, parameter or header. Under \`/v1\`
-the key is checked first: an unknown path, a wrong method or a bad body without a valid key is a 401.
+equals the HTTP status and whose message names the offending field, parameter or header. No stack
+trace is ever sent.
 
 | status | code | when |
 |---|---|---|
 ${errorTable}
 
 ## Rate limits
-Every response carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and \`X-RateLimit-Reset\` (Unix
-seconds): per key, a clock-minute and a UTC-day window (per minute/per day: ${describePlans()}). The
-headers describe the window with fewer requests left. Every request with a valid key counts, whatever its
-answer, except a 429; requests without a valid key are counted per client address at the Free limits.
-Over the limit: 429 \`rate_limit_exceeded\` with \`Retry-After\`. Hammering on after 429s (more refusals in
-a minute than the minute's limit) bans the key for ${BAN_DURATION_TEXT} (\`key_banned\`): back off instead.
-
-## Paging
-\`GET /pets\` returns a plain array in ascending id order, \`limit\` from 1 to ${MAX_LIMIT} (default
-${DEFAULT_LIMIT}). When more follow, the response carries \`Link: <...>; rel="next"\` with the next page's
-URL (keyset paging with \`after\`); follow it until there is none. Unknown query parameters are refused.
-
-## Retrying a create
-Send an \`Idempotency-Key\` (1 to 255 printable ASCII characters, e.g. a UUID) with \`POST /pets\`: for
-${IDEMPOTENCY_TTL_MS / 3_600_000} hours a retry with the same key and body answers the first 201 again, with
-\`Idempotent-Replayed: true\`, and creates nothing; the same key with another body is 422
-\`idempotency_key_reused\`. Bodies are JSON objects of at most ${kib(MAX_BODY_BYTES)}.
+Each key has two fixed windows: the clock minute and the UTC day (per minute/per day: ${describePlans()}).
+Every response under \`/v1\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
+\`X-RateLimit-Reset\` (Unix seconds), describing the window with fewer requests left (the minute on a
+tie). Every request with a valid key counts, whatever its answer, except a 429; requests without a
+valid key are counted per client address at the Free limits, so guessing keys is throttled too.
+- Over a limit: 429 \`rate_limit_exceeded\`, \`X-RateLimit-Remaining: 0\` and \`Retry-After\` in whole
+  seconds until the blocking window ends.
+- More refusals within one minute than the minute's limit ban the key (or address)
+  for ${BAN_DURATION_TEXT}: every request then gets 429 \`key_banned\` until the ban ends. Back off
+  exponentially instead of retrying at once.
 
 ## Deprecation
-\`GET /pets/{petId}\` is deprecated and goes away at its \`Sunset\` (${GET_PET_SUNSET}); its answers carry
-\`Deprecation\`, \`Sunset\` and \`Link: <.../v1/pets>; rel="successor-version"\`.`
+\`GET /pets/{petId}\` is deprecated (\`Deprecation: ${GET_PET_DEPRECATED}\`, RFC 9745) and goes away at
+its \`Sunset\` (${GET_PET_SUNSET}, RFC 8594). Its answers carry both, and
+\`Link: <.../v1/pets>; rel="successor-version"\`: list with \`GET /pets\` instead.`

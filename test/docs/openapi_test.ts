@@ -174,7 +174,14 @@ describeEachStore('GET /openapi.json', () => {
       expect(description).toContain(`| ${status} | \`${code}\` |`)
     expect(description).toContain(describePlans())
     expect(description).toContain(`for ${BAN_DURATION_TEXT}`)
-    for (const topic of ['## Rate limits', '## Paging', '## Retrying a create', '## Deprecation']) {
+    for (const topic of [
+      '## Keys',
+      '## Errors',
+      '## Rate limits',
+      '## Listing and paging',
+      '## Retrying a create',
+      '## Deprecation',
+    ]) {
       expect(description).toContain(topic)
     }
   })
