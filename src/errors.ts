@@ -68,6 +68,16 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { code, message: redactApiKeys(message), status: ERROR_CODES[code].status }
 }
 
+/**
+ * An early answer from a hook: sets the status of `code` on the response and
+ * returns the Error body for the hook to return.
+ */
+export function refuse(set: { status?: number | string }, code: ErrorCode, message: string): ErrorBody {
+  const body = errorBody(code, message)
+  set.status = body.status
+  return body
+}
+
 /** A failure the client is told about: its Error code (which fixes the status) and any headers it needs. */
 export class HttpError extends Error {
   readonly status: number

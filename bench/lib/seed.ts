@@ -5,6 +5,7 @@ import { issueKey } from '../../src/keys/issue'
 import { PLAN_LIMITS } from '../../src/keys/plans'
 import { PostgresKeyStore } from '../../src/keys/postgres_store'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
+import type { KeyStore } from '../../src/keys/store'
 
 /** The keys a bench run uses. */
 export interface BenchKeys {
@@ -23,16 +24,9 @@ export async function seedDatabase(path: string, pets: number): Promise<BenchKey
   db.transaction(() => {
     for (let i = 1; i <= pets; i++) insert.run(`pet ${i}`, 1 + (i % 97), STATUSES[i % 3]!)
   })()
-  const keys = new SqliteKeyStore(db)
-  const unlimited = await issueKey(keys, {
-    name: 'bench',
-    plan: 'enterprise',
-    rpm: 1_000_000_000,
-    rpd: 1_000_000_000_000,
-  })
-  const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
+  const keys = await issueBenchKeys(new SqliteKeyStore(db))
   db.close()
-  return { unlimited: unlimited.secret, free: free.secret }
+  return keys
 }
 
 /**
@@ -56,14 +50,14 @@ export async function seedPostgres(
     SELECT 'pet ' || i, 1 + i % 97, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
     FROM generate_series(1, ${pets}::bigint) AS i`
   await sql`ANALYZE pets`
-  const keys = await PostgresKeyStore.open(sql)
-  const unlimited = await issueKey(keys, {
-    name: 'bench',
-    plan: 'enterprise',
-    rpm: 1_000_000_000,
-    rpd: 1_000_000_000_000,
-  })
-  const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
+  const keys = await issueBenchKeys(await PostgresKeyStore.open(sql))
   await sql.close()
-  return { keys: { unlimited: unlimited.secret, free: free.secret }, url: url.toString() }
+  return { keys, url: url.toString() }
+}
+
+/** The bench's two keys: one far above what a run sends, so the limiter is measured and never hit, and a Free one. */
+async function issueBenchKeys(keys: KeyStore): Promise<BenchKeys> {
+  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
+  const free = await issueKey(keys, { name: 'bench free', plan: 'free', ...PLAN_LIMITS.free })
+  return { unlimited: unlimited.secret, free: free.secret }
 }

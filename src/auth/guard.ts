@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { type ErrorBody, errorBody } from '../errors'
+import { type ErrorBody, refuse } from '../errors'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
 import { isApiUrl } from '../http/url'
@@ -52,10 +52,8 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, call
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
       if (refusal !== undefined || key !== undefined) return refusal
-      const unauthorized = errorBody('unauthorized', refusalReason(authorization))
-      set.status = unauthorized.status
       set.headers['www-authenticate'] = WWW_AUTHENTICATE
-      return unauthorized
+      return refuse(set, 'unauthorized', refusalReason(authorization))
     }
     return decision instanceof Promise ? decision.then(finish) : finish(decision)
   })

@@ -6,7 +6,7 @@ import { MAX_LIMIT } from '../pets/schema'
 
 type Header = OpenAPIV3_1.HeaderObject
 type HeaderOrRef = Header | OpenAPIV3_1.ReferenceObject
-type Response = OpenAPIV3_1.ResponseObject
+type ResponseObject = OpenAPIV3_1.ResponseObject
 
 /** A reference to a component of the document. */
 export function ref(kind: 'schemas' | 'headers' | 'responses', name: string): OpenAPIV3_1.ReferenceObject {
@@ -73,7 +73,7 @@ export function jsonResponse(
   description: string,
   schema: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject,
   headers: Record<string, HeaderOrRef> = {},
-): Response {
+): ResponseObject {
   return {
     description,
     headers: { ...EVERY_RESPONSE_HEADERS, ...headers },
@@ -95,7 +95,7 @@ export interface ErrorResponseOptions {
  * The response of the Error codes `codes`, which share one status, described
  * from ERROR_CODES (code: meaning), with the first code in the example body.
  */
-export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: ErrorResponseOptions): Response {
+export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: ErrorResponseOptions): ResponseObject {
   const [first] = codes
   const status = ERROR_CODES[first].status
   if (codes.some((code) => ERROR_CODES[code].status !== status)) throw new Error(`${codes.join(', ')} differ in status`)
@@ -131,7 +131,7 @@ export const RESPONSES = {
     example: 'The rate limiter cannot be reached; retry shortly',
     headers: { 'Retry-After': header('RetryAfter') },
   }),
-} satisfies Record<string, Response>
+} satisfies Record<string, ResponseObject>
 
 /** A reference to one of RESPONSES. */
 export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObject {
@@ -144,7 +144,7 @@ export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObj
  * document is 3.1, whose objects these are).
  */
 export function operationResponses(
-  responses: Record<number, Response | OpenAPIV3_1.ReferenceObject>,
+  responses: Record<number, ResponseObject | OpenAPIV3_1.ReferenceObject>,
 ): NonNullable<DocumentDecoration['responses']> {
   return responses as NonNullable<DocumentDecoration['responses']>
 }

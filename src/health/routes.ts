@@ -1,6 +1,6 @@
 import { Elysia } from 'elysia'
 import type { Awaitable } from '../awaitable'
-import { errorBody } from '../errors'
+import { refuse } from '../errors'
 import type { LimiterHealth } from '../ratelimit/limiter'
 
 /** What `/health` asks. */
@@ -25,15 +25,11 @@ export function healthRoutes({ databaseAnswers, limiterHealth }: HealthChecks) {
       } catch {
         answers = false
       }
-      if (!answers) {
-        set.status = 503
-        return errorBody('unavailable', 'The database does not answer')
-      }
+      if (!answers) return refuse(set, 'unavailable', 'The database does not answer')
       const limiter = await limiterHealth()
       if (limiter === 'ok') return { status: 'ok' }
       if (limiter === 'degraded') return { status: 'degraded', rateLimiter: 'unreachable' }
-      set.status = 503
-      return errorBody('unavailable', 'The rate limiter (Redis) does not answer')
+      return refuse(set, 'unavailable', 'The rate limiter (Redis) does not answer')
     },
     { detail: { hide: true } },
   )

@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { errorBody } from '../errors'
+import { refuse } from '../errors'
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './limits'
 import { pathStart } from './url'
 
@@ -13,24 +13,19 @@ export function requestBounds() {
     const url = request.url
     const target = url.length - pathStart(url)
     if (target > MAX_TARGET_BYTES) {
-      const refusal = errorBody(
+      return refuse(
+        set,
         'uri_too_long',
         `The request target is ${target} bytes; at most ${MAX_TARGET_BYTES} are accepted`,
       )
-      set.status = refusal.status
-      return refusal
     }
     let headerBytes = 0
     request.headers.forEach((value, name) => {
       headerBytes += name.length + value.length + 4 // ": " and CRLF
     })
     if (headerBytes > MAX_HEADER_BYTES) {
-      const refusal = errorBody(
-        'headers_too_large',
-        `The request headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted`,
-      )
-      set.status = refusal.status
-      return refusal
+      const message = `The request headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted`
+      return refuse(set, 'headers_too_large', message)
     }
   })
 }

@@ -1,4 +1,4 @@
-import { type ErrorBody, errorBody } from '../errors'
+import { type ErrorBody, refuse } from '../errors'
 import { BAN_DURATION_TEXT, type RateDecision } from './limiter'
 
 /** The part of Elysia's context a decision writes to. */
@@ -20,9 +20,7 @@ export function applyRateDecision(set: ResponseSet, decision: RateDecision): Err
   headers['x-ratelimit-reset'] = String(decision.reset)
   if (decision.refusal === undefined) return undefined
   headers['retry-after'] = String(decision.retryAfter)
-  const body = errorBody(decision.refusal, refusalMessage(decision))
-  set.status = body.status
-  return body
+  return refuse(set, decision.refusal, refusalMessage(decision))
 }
 
 function refusalMessage({ refusal, window, limit, retryAfter }: RateDecision): string {
