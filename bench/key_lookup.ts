@@ -29,8 +29,10 @@ const iterations = Number(values.iterations)
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-keys-bench-'))
 const db = openDatabase(join(dir, 'bench.sqlite'))
-const keys = new SqliteKeyStore(db)
-const pets = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db))
+// As stores.ts composes them: one watcher for the key map and the page cache.
+const watcher = new DataVersionWatcher(db)
+const keys = new SqliteKeyStore(db, { watcher })
+const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
 for (let i = 0; i < 1000; i++) await pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 7) })
 const { secret } = await issueKey(keys, { name: 'bench', plan: 'free', ...PLAN_LIMITS.free })
 const header = `Bearer ${secret}`
