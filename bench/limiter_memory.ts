@@ -4,8 +4,9 @@
 //   bun bench/limiter_memory.ts [--subjects 1000000]
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
-import { DAY_MS, MemoryRateLimiter } from '../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
 import { addressSubject } from '../src/ratelimit/subject'
+import { DAY_MS } from '../src/ratelimit/windows'
 
 const { values } = parseArgs({ options: { subjects: { type: 'string', default: '1000000' } } })
 const many = Number(values.subjects)

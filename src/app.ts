@@ -11,7 +11,9 @@ import type { KeyStore } from './keys/store'
 import { errorFields, type Logger } from './log'
 import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
-import { MemoryRateLimiter, type RateLimiter } from './ratelimit/limiter'
+import type { RateLimiter } from './ratelimit/limiter'
+import { MemoryRateLimiter } from './ratelimit/memory_limiter'
+import { rateLimitRoutes } from './ratelimit/routes'
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -66,6 +68,7 @@ export function createApp(deps: AppDeps) {
     )
     .use(requestBounds())
     .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl }))
+    .use(rateLimitRoutes({ limiter, callers, clock }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))
 }

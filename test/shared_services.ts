@@ -7,7 +7,7 @@ import { openPostgres } from '../src/db/postgres'
 import { PostgresKeyStore } from '../src/keys/postgres_store'
 import { createLogger } from '../src/log'
 import { PostgresPetStore } from '../src/pets/postgres_store'
-import { MemoryRateLimiter } from '../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
 import { RedisRateLimiter } from '../src/ratelimit/redis_limiter'
 
 /**

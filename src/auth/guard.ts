@@ -2,11 +2,13 @@ import { Elysia } from 'elysia'
 import { type ErrorBody, refuse } from '../errors'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
-import { isApiUrl } from '../http/url'
+import { isApiUrl, isPath } from '../http/url'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
-import type { RateDecision, RateLimiter } from '../ratelimit/limiter'
+import type { RateDecision } from '../ratelimit/decision'
+import type { RateLimiter } from '../ratelimit/limiter'
+import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, refusalReason } from './authenticate'
 
@@ -27,6 +29,11 @@ export interface ApiGuardOptions {
   callers: Callers
 }
 
+/** Whether a request is the free quota check, `GET` (or `HEAD`) of RATE_LIMIT_PATH. */
+function isQuotaCheck(request: Request): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && isPath(request.url, RATE_LIMIT_PATH)
+}
+
 /**
  * The single `onRequest` step in front of `/v1`: identify the caller, count
  * the request, then refuse it (429, or 401 without a valid key) or let it
@@ -40,7 +47,11 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, call
     if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
     const key = authenticate(authorization, keys)
-    if (key !== undefined) callers.authenticated(request, key.id)
+    if (key !== undefined) {
+      callers.authenticated(request, key)
+      // The quota check counts nothing: its route reads the quota and writes the headers.
+      if (isQuotaCheck(request)) return
+    }
     // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
       ? limiter.consume(keySubject(key.id), key, clock())

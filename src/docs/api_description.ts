@@ -4,7 +4,7 @@ import { describePlans } from '../keys/plans'
 import { IDEMPOTENCY_TTL_MS } from '../pets/idempotency'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/routes'
 import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT } from '../pets/schema'
-import { BAN_DURATION_TEXT } from '../ratelimit/limiter'
+import { BAN_DURATION_TEXT } from '../ratelimit/windows'
 
 const errorTable = Object.entries(ERROR_CODES)
   .map(([code, { status, meaning }]) => `| ${status} | \`${code}\` | ${meaning} |`)
@@ -63,12 +63,19 @@ ${errorTable}
 
 ## Rate limits
 Each key has two fixed windows: the clock minute and the UTC day (per minute/per day: ${describePlans()}).
-Every response under \`/v1\` carries \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\` and
-\`X-RateLimit-Reset\` (Unix seconds), describing the window with fewer requests left (the minute on a
-tie). Every request with a valid key counts, whatever its answer, except a 429; requests without a
-valid key are counted per client address at the Free limits, so guessing keys is throttled too.
+Every response under \`/v1\` describes the window with fewer requests left (the minute on a tie):
+- \`X-RateLimit-Limit\`, \`X-RateLimit-Remaining\`, \`X-RateLimit-Used\` and \`X-RateLimit-Reset\` (Unix
+  seconds), and \`X-RateLimit-Resource\`: \`minute\` or \`day\`, the window they describe.
+- The IETF fields (draft-ietf-httpapi-ratelimit-headers): \`RateLimit-Policy\` lists both windows
+  (\`"minute";q=60;w=60, "day";q=1000;w=86400\` for Free) and \`RateLimit\` describes the same window as the
+  X- headers (\`"minute";r=48;t=34\`: 48 left, 34 seconds until it ends).
+
+Every request with a valid key counts, whatever its answer, except a 429 and the quota check; requests
+without a valid key are counted per client address at the Free limits, so guessing keys is throttled too.
+- \`GET /rate_limit\` shows both windows and any ban without counting: call it as often as you like,
+  also while over the limit or banned, to see when to come back.
 - Over a limit: 429 \`rate_limit_exceeded\`, \`X-RateLimit-Remaining: 0\` and \`Retry-After\` in whole
-  seconds until the blocking window ends.
+  seconds until the blocking window ends (never earlier than \`t\`).
 - More refusals within one minute than the minute's limit ban the key (or address)
   for ${BAN_DURATION_TEXT}: every request then gets 429 \`key_banned\` until the ban ends. Back off
   exponentially instead of retrying at once.

@@ -5,6 +5,7 @@ import { ErrorSchema } from '../errors'
 import { MAX_BODY_BYTES } from '../http/limits'
 import { API_PREFIX } from '../http/url'
 import { NewPet, Pet, PetStatus } from '../pets/schema'
+import { RateLimitStatus } from '../ratelimit/schema'
 import { API_DESCRIPTION } from './api_description'
 import { HEADERS, RESPONSES, ref, response } from './responses'
 
@@ -55,7 +56,10 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
       },
     ],
     security: [{ bearerAuth: [] }],
-    tags: [{ name: 'pets', description: 'The animals of the store' }],
+    tags: [
+      { name: 'pets', description: 'The animals of the store' },
+      { name: 'rate limits', description: "The calling key's quota" },
+    ],
     paths,
     components: {
       schemas: {
@@ -63,6 +67,7 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
         Pet: plain(Pet),
         PetStatus: plain(PetStatus),
         Error: plain(ErrorSchema),
+        RateLimitStatus: plain(RateLimitStatus),
       },
       securitySchemes: {
         bearerAuth: {

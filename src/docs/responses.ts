@@ -32,6 +32,21 @@ export const HEADERS = {
   ),
   XRateLimitRemaining: integerHeader('Requests left in that window', 59),
   XRateLimitReset: integerHeader('Unix time (seconds) at which that window ends', 1795262460),
+  XRateLimitUsed: integerHeader('Requests counted in that window', 1),
+  XRateLimitResource: {
+    description: 'The window the X-RateLimit-* headers describe',
+    schema: { type: 'string', enum: ['minute', 'day'] },
+    example: 'minute',
+  },
+  RateLimitPolicy: stringHeader(
+    "Both windows of the caller's quota (draft-ietf-httpapi-ratelimit-headers): q requests per w seconds",
+    '"minute";q=60;w=60, "day";q=1000;w=86400',
+  ),
+  RateLimit: stringHeader(
+    'The window the X-RateLimit-* headers describe (draft-ietf-httpapi-ratelimit-headers): r requests remaining, ' +
+      't seconds until it ends',
+    '"minute";r=59;t=34',
+  ),
   XRequestId: stringHeader(
     "The request's id: the caller's X-Request-Id when it is a sane token, else a new one; also in the log line",
     '6f1c9a0e-2bq',
@@ -65,6 +80,10 @@ export const EVERY_RESPONSE_HEADERS = {
   'X-RateLimit-Limit': header('XRateLimitLimit'),
   'X-RateLimit-Remaining': header('XRateLimitRemaining'),
   'X-RateLimit-Reset': header('XRateLimitReset'),
+  'X-RateLimit-Used': header('XRateLimitUsed'),
+  'X-RateLimit-Resource': header('XRateLimitResource'),
+  'RateLimit-Policy': header('RateLimitPolicy'),
+  RateLimit: header('RateLimit'),
   'X-Request-Id': header('XRequestId'),
 }
 

@@ -40,3 +40,12 @@ function isApiPathAt(text: string, start: number): boolean {
   const next = text.charCodeAt(start + API_PREFIX.length)
   return Number.isNaN(next) || next === SLASH || next === QUESTION_MARK
 }
+
+/** Whether the path of an absolute URL is `path`, with or without a trailing "/" (as Elysia routes it). */
+export function isPath(url: string, path: string): boolean {
+  const start = pathStart(url)
+  if (!url.startsWith(path, start)) return false
+  let end = start + path.length
+  if (url.charCodeAt(end) === SLASH) end++
+  return end === url.length || url.charCodeAt(end) === QUESTION_MARK
+}

@@ -2,18 +2,9 @@ import { RedisClient } from 'bun'
 import type { RedisFailureMode } from '../config'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
-import {
-  allowed,
-  BAN_MS,
-  DAY_MS,
-  type LimiterHealth,
-  limiterUnavailable,
-  MINUTE_MS,
-  type RateDecision,
-  type RateLimiter,
-  refused,
-  type Subject,
-} from './limiter'
+import { allowed, limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
+import type { LimiterHealth, RateLimiter, Subject } from './limiter'
+import { BAN_MS, DAY_MS, MINUTE_MS } from './windows'
 
 /**
  * One request, counted atomically in one round trip. KEYS: the ban, the
@@ -107,12 +98,8 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   async consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
-    const minute = Math.floor(now / MINUTE_MS)
-    const day = Math.floor(now / DAY_MS)
-    const minuteEnd = (minute + 1) * MINUTE_MS
-    const dayEnd = (day + 1) * DAY_MS
-    // The braces keep one subject's keys in one Redis Cluster slot.
-    const base = `${this.#options.prefix}:{${subject}}`
+    const { minute, day, minuteEnd, dayEnd } = this.#windows(now)
+    const base = this.#base(subject)
     const keys = [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
     const args = [
       String(limits.rpm),
@@ -130,13 +117,45 @@ export class RedisRateLimiter implements RateLimiter {
       return this.#options.fallback.consume(subject, limits, now)
     }
     const [outcome, first, second] = reply as [number, number, number]
-    if (outcome === 2) return refused('key_banned', 'ban', limits.rpm, first, now)
+    if (outcome === 2) return refused('key_banned', 'ban', limits, limits.rpm, first, now)
     if (outcome === 1) {
       return second >= limits.rpd
-        ? refused('rate_limit_exceeded', 'day', limits.rpd, dayEnd, now)
-        : refused('rate_limit_exceeded', 'minute', limits.rpm, minuteEnd, now)
+        ? refused('rate_limit_exceeded', 'day', limits, second, dayEnd, now)
+        : refused('rate_limit_exceeded', 'minute', limits, first, minuteEnd, now)
     }
-    return allowed(first, second, limits, minuteEnd, dayEnd)
+    return allowed(first, second, limits, minuteEnd, dayEnd, now)
+  }
+
+  /** One MGET of the ban and both windows' counts: nothing is counted or written. */
+  async peek(subject: Subject, limits: Limits, now: number): Promise<Usage | undefined> {
+    const { minute, day } = this.#windows(now)
+    const base = this.#base(subject)
+    let reply: (string | null)[]
+    try {
+      reply = (await this.#ask(() =>
+        this.#client.send('MGET', [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`]),
+      )) as (string | null)[]
+    } catch {
+      if (this.#options.failureMode === 'closed') return undefined
+      return this.#options.fallback.peek(subject, limits, now)
+    }
+    const [ban, usedMinute, usedDay] = reply.map((value) => (value === null ? 0 : Number(value))) as [
+      number,
+      number,
+      number,
+    ]
+    return { usedMinute, usedDay, banEnd: ban > now ? ban : undefined }
+  }
+
+  #windows(now: number) {
+    const minute = Math.floor(now / MINUTE_MS)
+    const day = Math.floor(now / DAY_MS)
+    return { minute, day, minuteEnd: (minute + 1) * MINUTE_MS, dayEnd: (day + 1) * DAY_MS }
+  }
+
+  // The braces keep one subject's keys in one Redis Cluster slot.
+  #base(subject: Subject): string {
+    return `${this.#options.prefix}:{${subject}}`
   }
 
   /** Asks Redis (PING) when it was down and a try is due, so an instance without traffic also sees it come back. */

@@ -3,7 +3,7 @@ import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
 import { ERROR_CODES, type ErrorCode } from '../../src/errors'
 import { describePlans } from '../../src/keys/plans'
-import { BAN_DURATION_TEXT } from '../../src/ratelimit/limiter'
+import { BAN_DURATION_TEXT } from '../../src/ratelimit/windows'
 import { describeEachStore, json, makeTestApp, tempDir } from '../helpers'
 
 async function servedDocument(publicUrl?: string) {
@@ -18,6 +18,7 @@ const OPERATIONS = [
   ['/pets', 'get', 'listPets', ['200', '400', '401', '429', '500', '503']],
   ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '422', '429', '500', '503']],
   ['/pets/{petId}', 'get', 'getPet', ['200', '400', '401', '404', '429', '500', '503']],
+  ['/rate_limit', 'get', 'getRateLimit', ['200', '401', '429', '500', '503']],
 ] as const
 
 describeEachStore('GET /openapi.json', () => {
@@ -53,14 +54,14 @@ describeEachStore('GET /openapi.json', () => {
     }
   }, 60_000)
 
-  test('describes exactly the three operations, under a server ending in /v1', async () => {
+  test('describes exactly the four operations, under a server ending in /v1', async () => {
     const document = await servedDocument()
     expect(document.openapi).toStartWith('3.1')
     expect(document.info.version).toBe('1.0.0')
     expect(document.servers).toEqual([expect.objectContaining({ url: '/v1' })])
-    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}'])
+    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}', '/rate_limit'])
     const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
-    expect(ids).toEqual(['listPets', 'createPet', 'getPet'])
+    expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit'])
     expect(Object.keys(document.paths['/pets'])).toEqual(['get', 'post'])
   })
 
@@ -75,9 +76,9 @@ describeEachStore('GET /openapi.json', () => {
     expect(getPet.description).toContain('Thu, 05 Dec 2030 00:00:00 GMT')
   })
 
-  test('has the NewPet, Pet, PetStatus and Error components', async () => {
+  test('has the NewPet, Pet, PetStatus, Error and RateLimitStatus components', async () => {
     const { schemas } = (await servedDocument()).components
-    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus'])
+    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus', 'RateLimitStatus'])
     expect(schemas.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] })
     expect(schemas.NewPet.required).toEqual(['name', 'categoryId'])
     expect(schemas.NewPet.additionalProperties).toBe(false)
@@ -108,7 +109,16 @@ describeEachStore('GET /openapi.json', () => {
       for (const status of statuses) {
         const response = resolve(responses[status])
         expect(Object.keys(response.headers)).toEqual(
-          expect.arrayContaining(['X-RateLimit-Limit', 'X-RateLimit-Remaining', 'X-RateLimit-Reset', 'X-Request-Id']),
+          expect.arrayContaining([
+            'X-RateLimit-Limit',
+            'X-RateLimit-Remaining',
+            'X-RateLimit-Reset',
+            'X-RateLimit-Used',
+            'X-RateLimit-Resource',
+            'RateLimit-Policy',
+            'RateLimit',
+            'X-Request-Id',
+          ]),
         )
         if (Number(status) >= 400)
           expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { Limits } from '../../src/keys/plans'
-import type { RateDecision } from '../../src/ratelimit/limiter'
+import type { RateDecision } from '../../src/ratelimit/decision'
 import { cleanupsAfterEach, eventually, FREE, makeTestApp } from '../helpers'
 import { redisTestLimiter, SHARED_STORES, startPrivateRedis } from '../shared_services'
 import { startFreshServer } from './process_helpers'

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import type { LimiterHealth } from '../../src/ratelimit/limiter'
-import { MemoryRateLimiter } from '../../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
 
 describeEachStore('GET /health', () => {

@@ -6,7 +6,7 @@ import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
-import { MINUTE_MS } from '../../src/ratelimit/limiter'
+import { MINUTE_MS } from '../../src/ratelimit/windows'
 import { BASE, describeEachStore, expectError, FREE, makeTestApp, tempDir } from '../helpers'
 
 // A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.
@@ -76,6 +76,74 @@ describeEachStore('X-RateLimit-* headers', () => {
   test('are not on responses outside /v1', async () => {
     const { call } = await freeApp()
     expect(rateHeaders(await call('GET', '/elsewhere'))).toEqual({ limit: null, remaining: null, reset: null })
+  })
+})
+
+/**
+ * A List of Items (RFC 9651 §3.1) as the rate-limit fields use it: each a
+ * String with Integer parameters. Throws on anything else, so a malformed
+ * field fails the test.
+ */
+function parseRateLimitField(value: string): { name: string; params: Record<string, number> }[] {
+  const member = /^"([\x20\x21\x23-\x5b\x5d-\x7e]*)"((?:;[a-z*][a-z0-9_.*-]*=-?\d{1,15})*)$/
+  return value.split(/[ \t]*,[ \t]*/).map((text) => {
+    const match = member.exec(text)
+    if (!match) throw new Error(`not a structured-field item: ${text}`)
+    const params = Object.fromEntries(
+      match[2]!
+        .split(';')
+        .slice(1)
+        .map((pair) => {
+          const [key, number] = pair.split('=')
+          return [key!, Number(number)]
+        }),
+    )
+    return { name: match[1]!, params }
+  })
+}
+
+describeEachStore('the window the headers name, and the IETF fields', () => {
+  test('name the minute, count what it used, and list both windows of the policy', async () => {
+    const { call } = await freeApp()
+    await call('GET', '/v1/pets')
+    const response = await call('GET', '/v1/pets')
+    expect(response.headers.get('x-ratelimit-used')).toBe('2')
+    expect(response.headers.get('x-ratelimit-resource')).toBe('minute')
+    expect(parseRateLimitField(response.headers.get('ratelimit-policy')!)).toEqual([
+      { name: 'minute', params: { q: 60, w: 60 } },
+      { name: 'day', params: { q: 1000, w: 86400 } },
+    ])
+    // 1 s into the minute: 59 s until it ends.
+    expect(parseRateLimitField(response.headers.get('ratelimit')!)).toEqual([
+      { name: 'minute', params: { r: 58, t: 59 } },
+    ])
+  })
+
+  test('name the day when it has fewer requests left', async () => {
+    const { call, advance } = await freeApp()
+    for (let minute = 0; minute < 16; minute++) {
+      for (let i = 0; i < 60; i++) await call('GET', '/v1/pets')
+      advance(MINUTE_MS)
+    }
+    // 960 used today: 40 left in the day, 59 in this minute after the next request.
+    const response = await call('GET', '/v1/pets')
+    expect(rateHeaders(response)).toMatchObject({ limit: '1000', remaining: '39' })
+    expect(response.headers.get('x-ratelimit-used')).toBe('961')
+    expect(response.headers.get('x-ratelimit-resource')).toBe('day')
+    expect(parseRateLimitField(response.headers.get('ratelimit')!)[0]).toMatchObject({ name: 'day', params: { r: 39 } })
+  })
+
+  test('on a 429, Retry-After is never earlier than t', async () => {
+    const { call, advance } = await freeApp()
+    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets')
+    for (const step of [0, 12_345, 30_000, 16_000]) {
+      advance(step)
+      const refused = await call('GET', '/v1/pets')
+      expect(refused.status).toBe(429)
+      const [field] = parseRateLimitField(refused.headers.get('ratelimit')!)
+      expect(field?.params.r).toBe(0)
+      expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(field!.params.t!)
+    }
   })
 })
 

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { RedisClient } from 'bun'
 import type { Limits } from '../../src/keys/plans'
-import { BAN_MS, DAY_MS, MemoryRateLimiter, MINUTE_MS, type Subject } from '../../src/ratelimit/limiter'
+import type { Subject } from '../../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
 import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp } from '../helpers'
 import { redisTestLimiter, SHARED_STORES, TEST_REDIS_URL } from '../shared_services'
 
@@ -12,7 +14,7 @@ const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
 const cleanups = cleanupsAfterEach()
 
 describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
-  test('decides exactly as MemoryRateLimiter over minutes, a day boundary and a ban', async () => {
+  test('decides and reads exactly as MemoryRateLimiter over minutes, a day boundary and a ban', async () => {
     // A generous timeout: on a busy machine a slow answer would be decided by the fallback instead.
     const { limiter, logs } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
     const memory = new MemoryRateLimiter()
@@ -41,6 +43,10 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
       kinds.add(`${actual.refusal ?? 'allowed'} ${actual.window}`)
       if (JSON.stringify(actual) !== JSON.stringify(expected))
         differences.push(`#${i} ${subject}@${now}: ${JSON.stringify(actual)} vs ${JSON.stringify(expected)}`)
+      // What a quota check reads, counting nothing, is the same too.
+      const [looked, lookedInMemory] = [await limiter.peek(subject, limits, now), memory.peek(subject, limits, now)]
+      if (JSON.stringify(looked) !== JSON.stringify(lookedInMemory))
+        differences.push(`#${i} peek ${subject}@${now}: ${JSON.stringify(looked)} vs ${JSON.stringify(lookedInMemory)}`)
     }
     expect(logs).toEqual([])
     expect(differences).toEqual([])
@@ -100,16 +106,21 @@ describe('RedisRateLimiter that cannot reach Redis', () => {
       refusal: 'rate_limiter_unavailable',
       window: 'minute',
       limit: 60,
+      used: 60,
       remaining: 0,
       reset: Math.ceil(now / 1000) + 1,
+      resetAfter: 1,
       retryAfter: 1,
+      limits: free,
     })
+    expect(await limiter.peek(1, free, now)).toBeUndefined()
     expect(await limiter.health()).toBe('down')
   })
 
   test('open: decides with the in-process fallback; /health says degraded', async () => {
     const { limiter } = await redisTestLimiter({ url: NO_REDIS, failureMode: 'open', timeoutMs: 200 }, cleanups)
     expect(await limiter.consume(1, free, T0)).toMatchObject({ refusal: undefined, limit: 60, remaining: 59 })
+    expect(await limiter.peek(1, free, T0)).toEqual({ usedMinute: 1, usedDay: 1, banEnd: undefined })
     expect(await limiter.health()).toBe('degraded')
   })
 })

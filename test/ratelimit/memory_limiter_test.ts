@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { BAN_MS, DAY_MS, MemoryRateLimiter, MINUTE_MS } from '../../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
 
 const free = { rpm: 60, rpd: 1000 }
 // 2026-11-21T10:00:00Z: a minute boundary, far from midnight.
@@ -27,18 +28,24 @@ describe('MemoryRateLimiter, the minute window', () => {
       refusal: undefined,
       window: 'minute',
       limit: 60,
+      used: 60,
       remaining: 0,
       reset: (T0 + MINUTE_MS) / 1000,
+      resetAfter: 1,
       retryAfter: 0,
+      limits: free,
     })
     const sixtyFirst = limiter.consume('k', free, T0 + 59_999)
     expect(sixtyFirst).toEqual({
       refusal: 'rate_limit_exceeded',
       window: 'minute',
       limit: 60,
+      used: 60,
       remaining: 0,
       reset: (T0 + MINUTE_MS) / 1000,
+      resetAfter: 1,
       retryAfter: 1,
+      limits: free,
     })
   })
 
@@ -100,8 +107,11 @@ describe('MemoryRateLimiter, the day window', () => {
       refusal: undefined,
       window: 'day',
       limit: 100,
+      used: 81,
       remaining: 19,
       reset: MIDNIGHT / 1000,
+      resetAfter: (MIDNIGHT - T0 - MINUTE_MS) / 1000,
+      limits,
       retryAfter: 0,
     })
   })
@@ -157,9 +167,12 @@ describe('MemoryRateLimiter, bans', () => {
       refusal: 'key_banned',
       window: 'ban',
       limit: 5,
+      used: 5,
       remaining: 0,
       reset: (T0 + 2000 + BAN_MS) / 1000,
+      resetAfter: BAN_MS / 1000,
       retryAfter: BAN_MS / 1000,
+      limits,
     })
   })
 
