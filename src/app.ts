@@ -9,6 +9,7 @@ import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
 import type { KeyStore } from './keys/store'
 import { errorFields, type Logger } from './log'
+import { getPetDeprecation } from './pets/deprecation'
 import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
 import type { RateLimiter } from './ratelimit/limiter'
@@ -56,6 +57,7 @@ export function createApp(deps: AppDeps) {
         reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
       }),
     )
+    .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
     .use(
       apiGuard({
         callers,

@@ -20,3 +20,14 @@ export function refusalReason(authorization: string | null): string {
   if (!isWellFormedApiKey(token)) return 'The bearer token is not an Animal Store API key'
   return 'The API key is unknown or revoked'
 }
+
+/**
+ * The RFC 6750 §3.1 error code of a refused header: `invalid_token` when a
+ * bearer token was presented (malformed, unknown or revoked), `invalid_request`
+ * when the Bearer scheme came without exactly one token, and none when there
+ * were no credentials or another scheme (the client may not know it needs a key).
+ */
+export function bearerError(authorization: string | null): 'invalid_token' | 'invalid_request' | undefined {
+  if (authorization === null || !/^bearer(?: |$)/i.test(authorization)) return undefined
+  return bearerToken(authorization) === undefined ? 'invalid_request' : 'invalid_token'
+}

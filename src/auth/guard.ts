@@ -10,10 +10,23 @@ import type { RateDecision } from '../ratelimit/decision'
 import type { RateLimiter } from '../ratelimit/limiter'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
-import { authenticate, refusalReason } from './authenticate'
+import { authenticate, bearerError, refusalReason } from './authenticate'
 
-/** The RFC 6750 challenge sent with every 401. */
+/** The RFC 6750 challenge sent with every 401; `challenge` adds the error when credentials were presented. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
+
+/**
+ * The `WWW-Authenticate` value for a refused `Authorization` header (RFC 6750
+ * §3): the bare challenge without credentials, else with `error` and an
+ * `error_description` (the 401's message, quotes and backslashes left out, as
+ * the RFC's character set requires).
+ */
+export function challenge(authorization: string | null): string {
+  const error = bearerError(authorization)
+  if (error === undefined) return WWW_AUTHENTICATE
+  const description = refusalReason(authorization).replace(/["\\]/g, "'")
+  return `${WWW_AUTHENTICATE}, error="${error}", error_description="${description}"`
+}
 
 /** What the guard needs. */
 export interface ApiGuardOptions {
@@ -63,7 +76,7 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, call
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
       if (refusal !== undefined || key !== undefined) return refusal
-      set.headers['www-authenticate'] = WWW_AUTHENTICATE
+      set.headers['www-authenticate'] = challenge(authorization)
       return refuse(set, 'unauthorized', refusalReason(authorization))
     }
     return decision instanceof Promise ? decision.then(finish) : finish(decision)

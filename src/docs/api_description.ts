@@ -1,8 +1,8 @@
 import { ERROR_CODES } from '../errors'
 import { kib, MAX_BODY_BYTES } from '../http/limits'
 import { describePlans } from '../keys/plans'
+import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/deprecation'
 import { IDEMPOTENCY_TTL_MS } from '../pets/idempotency'
-import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/routes'
 import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT } from '../pets/schema'
 import { BAN_DURATION_TEXT } from '../ratelimit/windows'
 
@@ -23,7 +23,8 @@ export const API_DESCRIPTION = `Manages the animals held in a store.
 Every operation needs an API key as a bearer token: \`Authorization: Bearer ask_...\` (the word
 \`Bearer\` in any case; in this page, press **Authorize** and paste the key). Under \`/v1\` the key is
 checked before anything else: without a valid one, an unknown path, a wrong method or a bad body is a
-401 \`unauthorized\` with \`WWW-Authenticate\` like any other request.
+401 \`unauthorized\` with \`WWW-Authenticate\` like any other request. A presented key that is malformed,
+unknown or revoked adds \`error="invalid_token"\` and a description to the challenge (RFC 6750 §3).
 
 ## Creating an animal
 \`POST /pets\` takes a JSON object of at most ${kib(MAX_BODY_BYTES)} (\`Content-Type: application/json\`):
@@ -82,5 +83,6 @@ without a valid key are counted per client address at the Free limits, so guessi
 
 ## Deprecation
 \`GET /pets/{petId}\` is deprecated (\`Deprecation: ${GET_PET_DEPRECATED}\`, RFC 9745) and goes away at
-its \`Sunset\` (${GET_PET_SUNSET}, RFC 8594). Its answers carry both, and
-\`Link: <.../v1/pets>; rel="successor-version"\`: list with \`GET /pets\` instead.`
+its \`Sunset\` (${GET_PET_SUNSET}, RFC 8594). Every answer of that path, a 401 or a 429 included, carries
+both and \`Link: <.../v1/pets>; rel="successor-version", <.../docs#/pets/getPet>; rel="deprecation"\`.
+To read one animal, list instead: \`GET /pets?after=<id − 1>&limit=1\` answers it first when it exists.`

@@ -65,8 +65,8 @@ export const HEADERS = {
   Deprecation: stringHeader('When the operation was deprecated (RFC 9745)', '@1795219200'),
   Sunset: stringHeader('When the operation goes away (RFC 8594)', 'Thu, 05 Dec 2030 00:00:00 GMT'),
   SuccessorLink: stringHeader(
-    'The replacement operation',
-    '<https://api.example.com/v1/pets>; rel="successor-version"',
+    'The replacement operation, and the explanation of the deprecation (RFC 9745 §3)',
+    '<https://api.example.com/v1/pets>; rel="successor-version", <https://api.example.com/docs#/pets/getPet>; rel="deprecation"; type="text/html"',
   ),
 } satisfies Record<string, Header>
 
@@ -155,6 +155,15 @@ export const RESPONSES = {
 /** A reference to one of RESPONSES. */
 export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObject {
   return ref('responses', name)
+}
+
+/** One of RESPONSES, inline, with more headers: for an operation that adds headers to a shared answer. */
+export function responseWithHeaders(
+  name: keyof typeof RESPONSES,
+  headers: Record<string, HeaderOrRef>,
+): ResponseObject {
+  const shared = RESPONSES[name]
+  return { ...shared, headers: { ...shared.headers, ...headers } }
 }
 
 /**

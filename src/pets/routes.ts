@@ -1,18 +1,22 @@
 import { Elysia } from 'elysia'
-import { errorResponse, header, jsonResponse, operationResponses, ref, response } from '../docs/responses'
+import {
+  errorResponse,
+  header,
+  jsonResponse,
+  operationResponses,
+  ref,
+  response,
+  responseWithHeaders,
+} from '../docs/responses'
 import { HttpError } from '../errors'
 import type { Callers } from '../http/callers'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { API_PREFIX, baseUrl } from '../http/url'
+import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
 import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
-
-/** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
-export const GET_PET_DEPRECATED = '@1795219200'
-/** When `GET /pets/{petId}` goes away (RFC 8594). */
-export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 
 /** What the pet routes need. */
 export interface PetRoutesOptions {
@@ -119,7 +123,9 @@ export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions)
           summary: 'Get an animal (deprecated)',
           description:
             `Deprecated: this operation will be removed on 5 December 2030 (Sunset: ${GET_PET_SUNSET}). ` +
-            'Use `GET /pets` instead. Every response carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version"`.',
+            'List with `GET /pets` instead (from `after` = the wanted id − 1, with `limit=1`). Every response, a 401 or a ' +
+            '429 included, carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version", ' +
+            '<.../docs#/pets/getPet>; rel="deprecation"`.',
           deprecated: true,
           tags: ['pets'],
           responses: operationResponses({
@@ -129,19 +135,18 @@ export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions)
               example: `"petId" must be an integer from 1 to ${MAX_ID}`,
               headers: GET_PET_HEADERS,
             }),
+            401: responseWithHeaders('Unauthorized', GET_PET_HEADERS),
             404: errorResponse(['not_found'], {
               description: 'not_found: no animal has this id',
               example: 'Pet 42 does not exist',
               headers: GET_PET_HEADERS,
             }),
+            429: responseWithHeaders('TooManyRequests', GET_PET_HEADERS),
           }),
         },
-        // Transform runs before validation, so the 400 of a bad id carries the headers too.
-        transform({ params, request, set }) {
+        // The deprecation headers come from getPetDeprecation, which runs before the guard.
+        transform({ params }) {
           params.petId = integerFromText(params.petId) as number
-          set.headers.deprecation = GET_PET_DEPRECATED
-          set.headers.sunset = GET_PET_SUNSET
-          set.headers.link = `<${baseUrl(publicUrl, request.url)}${API_PREFIX}/pets>; rel="successor-version"`
         },
       },
     )

@@ -1,12 +1,21 @@
-import { expect, test } from 'bun:test'
-import { WWW_AUTHENTICATE } from '../../src/auth/guard'
+import { describe, expect, test } from 'bun:test'
+import { challenge, WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey } from '../../src/keys/api_key'
 import { BASE, describeEachStore, expectError, makeTestApp } from '../helpers'
 
-async function expectUnauthorized(response: Response): Promise<string> {
-  expect(response.headers.get('www-authenticate')).toBe(WWW_AUTHENTICATE)
+/**
+ * Asserts a 401 whose challenge is the bare one, or (RFC 6750 §3.1) carries
+ * `error` and, as its description, the 401's message.
+ */
+async function expectUnauthorized(response: Response, error?: 'invalid_token' | 'invalid_request'): Promise<string> {
   expect(WWW_AUTHENTICATE).toBe('Bearer realm="animal-store"')
-  return (await expectError(response, 401, 'unauthorized')).message
+  const { message } = await expectError(response, 401, 'unauthorized')
+  const expected =
+    error === undefined
+      ? WWW_AUTHENTICATE
+      : `${WWW_AUTHENTICATE}, error="${error}", error_description="${message.replaceAll('"', "'")}"`
+  expect(response.headers.get('www-authenticate')).toBe(expected)
+  return message
 }
 
 describeEachStore('authentication under /v1', () => {
@@ -24,19 +33,19 @@ describeEachStore('authentication under /v1', () => {
   })
 
   test.each([
-    ['Basic credentials', (key: string) => `Basic ${btoa(`user:${key}`)}`],
-    ['a bare key', (key: string) => key],
-    ['an empty bearer', () => 'Bearer '],
-    ['two tokens', (key: string) => `Bearer ${key} ${key}`],
-  ])('refuses %s', async (_, header) => {
+    ['Basic credentials, with the bare challenge', (key: string) => `Basic ${btoa(`user:${key}`)}`, undefined],
+    ['a bare key, with the bare challenge', (key: string) => key, undefined],
+    ['an empty bearer, as invalid_request', () => 'Bearer ', 'invalid_request'],
+    ['two tokens, as invalid_request', (key: string) => `Bearer ${key} ${key}`, 'invalid_request'],
+  ] as const)('refuses %s', async (_, header, error) => {
     const { app, secret } = await makeTestApp()
     const response = await app.handle(new Request(`${BASE}/v1/pets`, { headers: { authorization: header(secret) } }))
-    await expectUnauthorized(response)
+    await expectUnauthorized(response, error)
   })
 
   test('refuses a token that is not shaped like a key', async () => {
     const { call } = await makeTestApp()
-    expect(await expectUnauthorized(await call('GET', '/v1/pets', { key: 'letmein' }))).toContain(
+    expect(await expectUnauthorized(await call('GET', '/v1/pets', { key: 'letmein' }), 'invalid_token')).toContain(
       'not an Animal Store API key',
     )
   })
@@ -45,8 +54,9 @@ describeEachStore('authentication under /v1', () => {
     const { call } = await makeTestApp()
     const stranger = generateApiKey()
     const response = await call('GET', '/v1/pets', { key: stranger })
-    const message = await expectUnauthorized(response)
+    const message = await expectUnauthorized(response, 'invalid_token')
     expect(message).toBe('The API key is unknown or revoked')
+    expect(response.headers.get('www-authenticate')).not.toContain(stranger)
     expect(message).not.toContain(stranger)
   })
 
@@ -54,7 +64,7 @@ describeEachStore('authentication under /v1', () => {
     const { call, keys, key } = await makeTestApp()
     expect((await call('GET', '/v1/pets')).status).toBe(200)
     await keys.revoke(key.id)
-    await expectUnauthorized(await call('GET', '/v1/pets'))
+    await expectUnauthorized(await call('GET', '/v1/pets'), 'invalid_token')
   })
 
   test('comes before routing: an unknown path without a key is 401, with a key 404', async () => {
@@ -82,5 +92,22 @@ describeEachStore('authentication under /v1', () => {
   test('does not guard paths outside /v1', async () => {
     const { call } = await makeTestApp()
     await expectError(await call('GET', '/v10/pets', { key: null }), 404, 'not_found')
+  })
+})
+
+describe('challenge', () => {
+  test.each([
+    [null, 'Bearer realm="animal-store"'],
+    ['Basic abc', 'Bearer realm="animal-store"'],
+    [
+      'Bearer',
+      `Bearer realm="animal-store", error="invalid_request", error_description="The Authorization header must be 'Bearer <key>'"`,
+    ],
+    [
+      'Bearer letmein',
+      'Bearer realm="animal-store", error="invalid_token", error_description="The bearer token is not an Animal Store API key"',
+    ],
+  ])('%p -> %s', (header, expected) => {
+    expect(challenge(header)).toBe(expected)
   })
 })

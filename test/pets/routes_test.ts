@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../../src/pets/routes'
-import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
+import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../../src/pets/deprecation'
+import { describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
 
@@ -458,7 +458,10 @@ describeEachStore('GET /v1/pets/{petId}', () => {
     expect(GET_PET_DEPRECATED).toBe(`@${Date.UTC(2026, 10, 21) / 1000}`)
     expect(response.headers.get('sunset')).toBe(GET_PET_SUNSET)
     expect(response.headers.get('sunset')).toBe('Thu, 05 Dec 2030 00:00:00 GMT')
-    expect(response.headers.get('link')).toBe('<http://localhost/v1/pets>; rel="successor-version"')
+    expect(response.headers.get('link')).toBe(
+      '<http://localhost/v1/pets>; rel="successor-version", ' +
+        '<http://localhost/docs#/pets/getPet>; rel="deprecation"; type="text/html"',
+    )
   }
 
   test('returns the pet with the deprecation headers', async () => {
@@ -487,4 +490,38 @@ describeEachStore('GET /v1/pets/{petId}', () => {
       expect(error.message).toBe('"petId" must be an integer from 1 to 9007199254740991')
     },
   )
+
+  test('answers a 401 with the deprecation headers too', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('GET', '/v1/pets/1', { key: null })
+    expectDeprecation(response)
+    await expectError(response, 401, 'unauthorized')
+  })
+
+  test('answers a 429 with the deprecation headers too', async () => {
+    const { call } = await makeTestApp({}, FREE)
+    for (let i = 0; i < 60; i++) await call('GET', '/v1/pets')
+    const response = await call('GET', '/v1/pets/1/')
+    expectDeprecation(response)
+    await expectError(response, 429, 'rate_limit_exceeded')
+  })
+
+  test('builds the links on PUBLIC_URL when it is set', async () => {
+    const { call } = await makeTestApp({ publicUrl: 'https://pets.example/api' })
+    expect((await call('GET', '/v1/pets/1')).headers.get('link')).toBe(
+      '<https://pets.example/api/v1/pets>; rel="successor-version", ' +
+        '<https://pets.example/api/docs#/pets/getPet>; rel="deprecation"; type="text/html"',
+    )
+  })
+
+  test.each([
+    ['the list', 'GET', '/v1/pets'],
+    ['a deeper path', 'GET', '/v1/pets/1/owner'],
+    ['a create', 'POST', '/v1/pets'],
+  ])('leaves %s without them', async (_, method, path) => {
+    const { call } = await makeTestApp()
+    const response = await call(method, path, method === 'POST' ? { body: rex } : {})
+    expect(response.headers.get('deprecation')).toBeNull()
+    expect(response.headers.get('sunset')).toBeNull()
+  })
 })

@@ -1,0 +1,41 @@
+import { Elysia } from 'elysia'
+import { API_PREFIX, baseUrl, pathStart } from '../http/url'
+
+/** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
+export const GET_PET_DEPRECATED = '@1795219200'
+/** When `GET /pets/{petId}` goes away (RFC 8594). */
+export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
+/** Where people read why and what to use instead: the operation in the Swagger UI. */
+export const GET_PET_EXPLANATION = '/docs#/pets/getPet'
+
+const PETS_PATH = `${API_PREFIX}/pets/`
+const SLASH = 47
+const QUESTION_MARK = 63
+
+/** Whether an absolute URL's path is `/v1/pets/{something}` (one segment, an optional trailing "/"). */
+export function isGetPetUrl(url: string): boolean {
+  const start = pathStart(url) + PETS_PATH.length
+  if (!url.startsWith(PETS_PATH, start - PETS_PATH.length)) return false
+  let end = start
+  while (end < url.length && url.charCodeAt(end) !== SLASH && url.charCodeAt(end) !== QUESTION_MARK) end++
+  if (end === start) return false
+  if (url.charCodeAt(end) === SLASH) end++
+  return end === url.length || url.charCodeAt(end) === QUESTION_MARK
+}
+
+/**
+ * Puts `Deprecation`, `Sunset` and `Link` (the successor and, per RFC 9745
+ * §3, the explanation) on every answer of `GET /v1/pets/{petId}`. Registered
+ * before the guard, so a 401 or a 429 of that path carries them too.
+ */
+export function getPetDeprecation({ publicUrl }: { publicUrl: string | undefined }) {
+  return new Elysia({ name: 'get-pet-deprecation' }).onRequest(({ request, set }) => {
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !isGetPetUrl(request.url)) return
+    const base = baseUrl(publicUrl, request.url)
+    set.headers.deprecation = GET_PET_DEPRECATED
+    set.headers.sunset = GET_PET_SUNSET
+    set.headers.link =
+      `<${base}${API_PREFIX}/pets>; rel="successor-version", ` +
+      `<${base}${GET_PET_EXPLANATION}>; rel="deprecation"; type="text/html"`
+  })
+}
