@@ -44,8 +44,23 @@ function isApiPathAt(text: string, start: number): boolean {
 /** Whether the path of an absolute URL is `path`, with or without a trailing "/" (as Elysia routes it). */
 export function isPath(url: string, path: string): boolean {
   const start = pathStart(url)
-  if (!url.startsWith(path, start)) return false
-  let end = start + path.length
-  if (url.charCodeAt(end) === SLASH) end++
+  return url.startsWith(path, start) && pathEndsAt(url, start + path.length)
+}
+
+/**
+ * Whether the path of an absolute URL is `parent` and one more non-empty
+ * segment, with or without a trailing "/": what Elysia routes to `parent/:id`.
+ */
+export function isChildPath(url: string, parent: string): boolean {
+  const start = pathStart(url) + parent.length + 1
+  if (!url.startsWith(parent, start - parent.length - 1) || url.charCodeAt(start - 1) !== SLASH) return false
+  let end = start
+  while (end < url.length && url.charCodeAt(end) !== SLASH && url.charCodeAt(end) !== QUESTION_MARK) end++
+  return end > start && pathEndsAt(url, end)
+}
+
+// The path ends at `at`: there, or after one trailing "/", comes the end or the query.
+function pathEndsAt(url: string, at: number): boolean {
+  const end = url.charCodeAt(at) === SLASH ? at + 1 : at
   return end === url.length || url.charCodeAt(end) === QUESTION_MARK
 }

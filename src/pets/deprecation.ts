@@ -1,5 +1,7 @@
 import { Elysia } from 'elysia'
-import { API_PREFIX, baseUrl, pathStart } from '../http/url'
+import { API_PREFIX, baseUrl, isChildPath } from '../http/url'
+
+const PETS_PATH = `${API_PREFIX}/pets`
 
 /** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
 export const GET_PET_DEPRECATED = '@1795219200'
@@ -8,21 +10,6 @@ export const GET_PET_SUNSET = 'Thu, 05 Dec 2030 00:00:00 GMT'
 /** Where people read why and what to use instead: the operation in the Swagger UI. */
 export const GET_PET_EXPLANATION = '/docs#/pets/getPet'
 
-const PETS_PATH = `${API_PREFIX}/pets/`
-const SLASH = 47
-const QUESTION_MARK = 63
-
-/** Whether an absolute URL's path is `/v1/pets/{something}` (one segment, an optional trailing "/"). */
-export function isGetPetUrl(url: string): boolean {
-  const start = pathStart(url) + PETS_PATH.length
-  if (!url.startsWith(PETS_PATH, start - PETS_PATH.length)) return false
-  let end = start
-  while (end < url.length && url.charCodeAt(end) !== SLASH && url.charCodeAt(end) !== QUESTION_MARK) end++
-  if (end === start) return false
-  if (url.charCodeAt(end) === SLASH) end++
-  return end === url.length || url.charCodeAt(end) === QUESTION_MARK
-}
-
 /**
  * Puts `Deprecation`, `Sunset` and `Link` (the successor and, per RFC 9745
  * §3, the explanation) on every answer of `GET /v1/pets/{petId}`. Registered
@@ -30,7 +17,7 @@ export function isGetPetUrl(url: string): boolean {
  */
 export function getPetDeprecation({ publicUrl }: { publicUrl: string | undefined }) {
   return new Elysia({ name: 'get-pet-deprecation' }).onRequest(({ request, set }) => {
-    if ((request.method !== 'GET' && request.method !== 'HEAD') || !isGetPetUrl(request.url)) return
+    if ((request.method !== 'GET' && request.method !== 'HEAD') || !isChildPath(request.url, PETS_PATH)) return
     const base = baseUrl(publicUrl, request.url)
     set.headers.deprecation = GET_PET_DEPRECATED
     set.headers.sunset = GET_PET_SUNSET

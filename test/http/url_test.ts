@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { baseUrl, isApiPath, isApiUrl, pathOf, pathStart } from '../../src/http/url'
+import { baseUrl, isApiPath, isApiUrl, isChildPath, pathOf, pathStart } from '../../src/http/url'
 
 describe('url parts', () => {
   test.each([
@@ -48,5 +48,20 @@ describe('isApiUrl', () => {
     ['http://localhost', false],
   ])('%s -> %p', (url, expected) => {
     expect(isApiUrl(url)).toBe(expected)
+  })
+})
+
+describe('isChildPath', () => {
+  test.each([
+    ['http://localhost/v1/pets/1', true],
+    ['http://localhost/v1/pets/abc?x=1', true],
+    ['http://localhost:3000/v1/pets/42/', true],
+    ['http://localhost/v1/pets', false],
+    ['http://localhost/v1/pets/', false],
+    ['http://localhost/v1/pets/1/owner', false],
+    ['http://localhost/v1/petsx/1', false],
+    ['http://localhost/?next=/v1/pets/1', false],
+  ])('%s is a child of /v1/pets: %p', (url, expected) => {
+    expect(isChildPath(url, '/v1/pets')).toBe(expected)
   })
 })
