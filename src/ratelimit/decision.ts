@@ -1,4 +1,5 @@
 import type { Limits } from '../keys/plans'
+import type { QuotaStatus, WindowQuota } from './schema'
 import { windowEnds } from './windows'
 
 /** Why a request was refused: over a limit, banned, or a shared limiter that cannot be asked (and must not let it pass). */
@@ -34,21 +35,6 @@ export interface Usage {
   usedDay: number
   /** Epoch ms at which a ban ends; undefined when there is none. */
   banEnd: number | undefined
-}
-
-/** One window of a quota as a client reads it: `reset` in Unix seconds. */
-export interface WindowQuota {
-  limit: number
-  used: number
-  remaining: number
-  reset: number
-}
-
-/** Both windows of a subject's quota and its ban (Unix seconds), as `GET /v1/rate_limit` shows them. */
-export interface QuotaStatus {
-  minute: WindowQuota
-  day: WindowQuota
-  bannedUntil: number | null
 }
 
 /**
