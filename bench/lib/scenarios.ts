@@ -39,9 +39,14 @@ const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 const json = { 'content-type': 'application/json' }
 
 function rateLimitHeaders({ headers }: Answer): string | undefined {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']) {
+  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used']) {
     if (!/^\d+$/.test(headers[name] ?? '')) return `missing ${name}`
   }
+  const resource = headers['x-ratelimit-resource']
+  if (resource !== 'minute' && resource !== 'day') return `x-ratelimit-resource is ${resource}`
+  if (!/^"(minute|day)";r=\d+;t=\d+$/.test(headers.ratelimit ?? '')) return `ratelimit is ${headers.ratelimit}`
+  if (!/^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/.test(headers['ratelimit-policy'] ?? ''))
+    return `ratelimit-policy is ${headers['ratelimit-policy']}`
   return undefined
 }
 
