@@ -1,38 +1,98 @@
-// Memory of the in-memory rate limiter: a thousand client addresses, then a
-// million distinct ones (a flood), then the windows passing. Prints RSS and live heap after a full GC at each step.
+// Memory of the in-memory rate limiter under a flood of distinct callers without a key, each
+// parsed as the guard parses an address: a million IPv4 addresses, a million IPv6 /64 networks,
+// five million random strings (as X-Forwarded-For hops that are not addresses). Each flood runs
+// in its own process, beside a whole app, at ANON_SUBJECTS_MAX's default cap; it prints RSS and live heap after a full GC.
 //
-//   bun bench/limiter_memory.ts [--subjects 1000000]
+//   bun bench/limiter_memory.ts [--flood ipv4|ipv6|strings] [--count N] [--cap N]
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
-import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
+import { createApp } from '../src/app'
+import { DataVersionWatcher } from '../src/db/data_version'
+import { openDatabase } from '../src/db/sqlite'
+import { parseAddress } from '../src/http/client_address'
+import { SqliteKeyStore } from '../src/keys/sqlite_store'
+import { createLogger } from '../src/log'
+import { CachedPetStore } from '../src/pets/page_cache'
+import { SqlitePetStore } from '../src/pets/sqlite_store'
+import { DEFAULT_ANONYMOUS_MAX, MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
 import { addressSubject } from '../src/ratelimit/subject'
-import { DAY_MS } from '../src/ratelimit/windows'
 
-const { values } = parseArgs({ options: { subjects: { type: 'string', default: '1000000' } } })
-const many = Number(values.subjects)
+const FLOODS = { ipv4: 1_000_000, ipv6: 1_000_000, strings: 5_000_000 } as const
+type Flood = keyof typeof FLOODS
+
+const { values } = parseArgs({
+  options: { flood: { type: 'string' }, count: { type: 'string' }, cap: { type: 'string' } },
+})
 const free = { rpm: 60, rpd: 1000 }
-const day = Date.UTC(2026, 10, 21)
+const SOCKET_PEER = parseAddress('192.0.2.10')
+const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1)
 
-function report(step: string, limiter: MemoryRateLimiter): void {
+/** The `i`th distinct caller of a flood, as the limiter sees it. */
+function subjectOf(flood: Flood, i: number): string | number {
+  switch (flood) {
+    case 'ipv4':
+      return addressSubject(parseAddress(`${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`))
+    case 'ipv6':
+      // A new /64 each time, with a different host part too: the host part must not matter.
+      return addressSubject(parseAddress(`2001:db8:${(i >>> 16).toString(16)}:${(i & 0xffff).toString(16)}::${i % 7}`))
+    case 'strings':
+      // As an X-Forwarded-For hop: text that is not an address counts as the socket's peer.
+      return addressSubject(parseAddress(`${Math.random().toString(36).slice(2)}${i}`) ?? SOCKET_PEER)
+  }
+}
+
+/** One flood in this process, through the limiter of a whole app (so RSS counts the service's code): one JSON line. */
+function runFlood(flood: Flood, count: number, cap: number): void {
+  const limiter = new MemoryRateLimiter({ anonymousMax: cap })
+  const db = openDatabase(':memory:')
+  const watcher = new DataVersionWatcher(db)
+  const logger = createLogger('error')
+  createApp({
+    pets: new CachedPetStore(new SqlitePetStore(db), watcher),
+    keys: new SqliteKeyStore(db, { watcher }),
+    limiter,
+    logger,
+  })
   Bun.gc(true)
-  const mb = (bytes: number) => (bytes / 1024 / 1024).toFixed(1).padStart(7)
+  const before = process.memoryUsage().rss
+  const start = Date.UTC(2026, 10, 21, 10)
+  const started = performance.now()
+  for (let i = 0; i < count; i++) limiter.consume(subjectOf(flood, i), free, start + (i % 50_000))
+  const seconds = (performance.now() - started) / 1000
+  Bun.gc(true)
+  const { rss } = process.memoryUsage()
   console.log(
-    `${step.padEnd(52)} rss ${mb(process.memoryUsage().rss)} MB  heap ${mb(heapStats().heapSize)} MB  ${JSON.stringify(limiter.sizes())}`,
+    JSON.stringify({
+      flood,
+      count,
+      cap,
+      rssBefore: before,
+      rss,
+      heap: heapStats().heapSize,
+      held: limiter.sizes(),
+      seconds,
+    }),
   )
 }
 
-const limiter = new MemoryRateLimiter()
-report('empty', limiter)
-for (let i = 0; i < 1000; i++) limiter.consume(addressSubject(`10.0.${i >> 8}.${i & 255}`), free, day + 10_000)
-report('1,000 subjects in the current minute and day', limiter)
-for (let i = 0; i < many; i++)
-  limiter.consume(
-    addressSubject(`${(i >>> 24) & 255}.${(i >>> 16) & 255}.${(i >>> 8) & 255}.${i & 255}`),
-    free,
-    day + 20_000 + (i % 30_000),
-  )
-report(`${many.toLocaleString('en')} subjects in the same minute`, limiter)
-limiter.consume(addressSubject('192.0.2.1'), free, day + 60_000)
-report('the next minute (the day still holds them)', limiter)
-for (let i = 0; i < 1000; i++) limiter.consume(addressSubject(`10.0.${i >> 8}.${i & 255}`), free, day + DAY_MS + 10_000)
-report('the next UTC day, 1,000 subjects again', limiter)
+if (values.flood) {
+  const flood = values.flood as Flood
+  runFlood(flood, Number(values.count ?? FLOODS[flood]), Number(values.cap ?? DEFAULT_ANONYMOUS_MAX))
+} else {
+  console.log('| flood | distinct callers | held | RSS before → after | live heap | time |')
+  console.log('|---|---:|---:|---:|---:|---:|')
+  for (const flood of Object.keys(FLOODS) as Flood[]) {
+    const args = ['--flood', flood, ...(values.count ? ['--count', values.count] : [])]
+    const child = Bun.spawnSync([
+      process.execPath,
+      import.meta.path,
+      ...args,
+      ...(values.cap ? ['--cap', values.cap] : []),
+    ])
+    if (child.exitCode !== 0) throw new Error(`${flood}: ${child.stderr.toString()}`)
+    const r = JSON.parse(child.stdout.toString())
+    console.log(
+      `| ${flood} | ${r.count.toLocaleString('en')} | ${r.held.anonymous.toLocaleString('en')} | ${mb(r.rssBefore)} → ${mb(r.rss)} MB | ${mb(r.heap)} MB | ${r.seconds.toFixed(1)} s |`,
+    )
+  }
+}

@@ -14,7 +14,9 @@ import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
 import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
+import { quotaRefund } from './ratelimit/refund'
 import { rateLimitRoutes } from './ratelimit/routes'
+import { DEFAULT_IPV6_PREFIX } from './ratelimit/subject'
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -26,6 +28,8 @@ export interface AppDeps {
   clock?: () => number
   /** Whether the first `X-Forwarded-For` hop names the client (TRUST_PROXY). */
   trustProxy?: boolean
+  /** Callers without a key on IPv6 are counted per network of this many bits (IPV6_PREFIX); 64 when absent. */
+  ipv6Prefix?: number
   /** The socket peer of a request; by default asked of the server `app.listen` started. */
   socketAddress?: (request: Request) => string | undefined
   /** Public base URL without `/v1`; when absent, derived from each request. */
@@ -49,12 +53,15 @@ export function createApp(deps: AppDeps) {
   const { logger } = deps
   const clock = deps.clock ?? Date.now
   const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
+  const refundQuota = quotaRefund({ limiter, callers, clock })
   return app
     .use(requestLog({ logger, callers }))
     .use(
       errorMapper({
         allowedMethods: allowedMethods(() => app.routes),
         reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
+        // Our own 500 or 503 costs the caller no quota.
+        serverFailed: refundQuota,
       }),
     )
     .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
@@ -65,11 +72,12 @@ export function createApp(deps: AppDeps) {
         limiter,
         clock,
         trustProxy: deps.trustProxy ?? false,
+        ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
         socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
       }),
     )
     .use(requestBounds())
-    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl }))
+    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, refundQuota }))
     .use(rateLimitRoutes({ limiter, callers, clock }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))

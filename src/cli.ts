@@ -21,7 +21,8 @@ export const USAGE = `Usage:
 Plans, requests per minute/per day: ${describePlans()}.
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
 Environment: PORT (${defaults.PORT}), HOST (${defaults.HOST}), DATABASE_PATH (${defaults.DATABASE_PATH}), PUBLIC_URL,
-TRUST_PROXY (${defaults.TRUST_PROXY}), LOG_LEVEL (${defaults.LOG_LEVEL}), SQLITE_SYNCHRONOUS (${SYNCHRONOUS_MODES.join('|')}; ${defaults.SQLITE_SYNCHRONOUS}), HTTP_IDLE_TIMEOUT (${defaults.HTTP_IDLE_TIMEOUT}).
+TRUST_PROXY (${defaults.TRUST_PROXY}), IPV6_PREFIX (${defaults.IPV6_PREFIX}: callers without a key on IPv6 are counted per /N),
+ANON_SUBJECTS_MAX (${defaults.ANON_SUBJECTS_MAX}: callers without a key held by the in-memory limiter), LOG_LEVEL (${defaults.LOG_LEVEL}), SQLITE_SYNCHRONOUS (${SYNCHRONOUS_MODES.join('|')}; ${defaults.SQLITE_SYNCHRONOUS}), HTTP_IDLE_TIMEOUT (${defaults.HTTP_IDLE_TIMEOUT}).
 Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (${defaults.DATABASE_POOL_SIZE}), REDIS_URL (redis://…),
 REDIS_FAILURE_MODE (${REDIS_FAILURE_MODES.join('|')}; ${defaults.REDIS_FAILURE_MODE}: while Redis is unreachable, limit per instance or answer 503),
 REDIS_KEY_PREFIX (${defaults.REDIS_KEY_PREFIX}).`

@@ -20,6 +20,8 @@ export const ENV_DEFAULTS = {
   DATABASE_POOL_SIZE: 10,
   REDIS_FAILURE_MODE: 'open',
   REDIS_KEY_PREFIX: 'animal-store:rl',
+  IPV6_PREFIX: 64,
+  ANON_SUBJECTS_MAX: 1_000_000,
 } as const satisfies Record<string, string | number>
 
 /** Everything the service reads from its environment, validated. */
@@ -45,6 +47,10 @@ export interface Config {
   redisFailureMode: RedisFailureMode
   /** The start of every limiter key in Redis, so deployments can share one Redis. */
   redisKeyPrefix: string
+  /** Callers without a key on IPv6 are counted per network of this many leading bits. */
+  ipv6Prefix: number
+  /** How many callers without a key the in-memory limiter holds at most (least recently seen go first). */
+  anonSubjectsMax: number
 }
 
 /** A bad environment variable; `variable` names it. */
@@ -89,6 +95,14 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       ENV_DEFAULTS.REDIS_FAILURE_MODE,
     ),
     redisKeyPrefix: nonEmpty('REDIS_KEY_PREFIX', env.REDIS_KEY_PREFIX, ENV_DEFAULTS.REDIS_KEY_PREFIX),
+    ipv6Prefix: integer('IPV6_PREFIX', env.IPV6_PREFIX, 32, 128, ENV_DEFAULTS.IPV6_PREFIX),
+    anonSubjectsMax: integer(
+      'ANON_SUBJECTS_MAX',
+      env.ANON_SUBJECTS_MAX,
+      1_000,
+      10_000_000,
+      ENV_DEFAULTS.ANON_SUBJECTS_MAX,
+    ),
   })
 }
 
@@ -108,7 +122,7 @@ function serverUrl(variable: string, value: string | undefined, protocols: strin
 
 function integer(variable: string, value: string | undefined, min: number, max: number, fallback: number): number {
   if (value === undefined || value === '') return fallback
-  const number = /^\d{1,6}$/.test(value) ? Number(value) : NaN
+  const number = /^\d{1,9}$/.test(value) ? Number(value) : NaN
   if (!(number >= min && number <= max))
     throw new ConfigError(variable, `must be an integer from ${min} to ${max}, got "${value}"`)
   return number

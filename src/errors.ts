@@ -1,5 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
+import type { Awaitable } from './awaitable'
 import { StoreUnavailableError } from './db/store_unavailable'
 import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
@@ -99,6 +100,8 @@ export interface ErrorMapperOptions {
   allowedMethods(path: string): string | undefined
   /** Called with anything unexpected before it is answered with a bare 500. */
   reportUnexpected(error: unknown): void
+  /** Called before any 5xx is answered, with its headers still open (the quota refund); the answer waits for it. */
+  serverFailed?(request: Request, set: { headers: Record<string, string | number> }): Awaitable<void>
 }
 
 /**
@@ -106,11 +109,13 @@ export interface ErrorMapperOptions {
  * Error body. Registered first and globally so it also sees validation errors.
  */
 export function errorMapper(options: ErrorMapperOptions) {
-  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, path, set }) => {
+  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, path, request, set }) => {
     const failure = toHttpError(code, error, path, options)
     set.status = failure.status
     if (failure.headers) Object.assign(set.headers, failure.headers)
-    return errorBody(failure.code, failure.message)
+    const body = errorBody(failure.code, failure.message)
+    const settled = failure.status >= 500 ? options.serverFailed?.(request, set) : undefined
+    return settled instanceof Promise ? settled.then(() => body) : body
   })
 }
 

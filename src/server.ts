@@ -9,6 +9,7 @@ import { createLogger, type Logger } from './log'
 import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
 import { RedisRateLimiter } from './ratelimit/redis_limiter'
+import { keepLimiterState } from './ratelimit/snapshot'
 import { openStores } from './stores'
 
 /** How long a stop waits for in-flight requests before closing their connections. */
@@ -33,12 +34,18 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
   await createFirstKey(stores.keys, io)
   const logger = createLogger(config.logLevel)
   const limiter = await openLimiter(config, logger, io)
+  // Counts and bans outlive a restart: read back now, written every few seconds and on stop.
+  const keeper =
+    limiter instanceof MemoryRateLimiter && stores.limiterState !== undefined
+      ? keepLimiterState(limiter, stores.limiterState, { clock: Date.now, logger })
+      : undefined
   const app = createApp({
     pets: stores.pets,
     keys: stores.keys,
     limiter,
     publicUrl: config.publicUrl,
     trustProxy: config.trustProxy,
+    ipv6Prefix: config.ipv6Prefix,
     logger,
     socketAddress: (request) => server.requestIP(request)?.address,
   })
@@ -76,6 +83,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
       const finished = await Promise.race([server.stop().then(() => true), Bun.sleep(timeoutMs).then(() => false)])
       if (!finished) await server.stop(true)
+      keeper?.stop()
       limiter.close?.()
       await stores.close()
     },
@@ -84,12 +92,12 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
 
 /** The in-memory limiter, or with REDIS_URL the shared one, which starts even while Redis is down. */
 async function openLimiter(config: Config, logger: Logger, io: Io): Promise<RateLimiter> {
-  if (config.redisUrl === undefined) return new MemoryRateLimiter()
+  if (config.redisUrl === undefined) return new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax })
   const limiter = new RedisRateLimiter({
     url: config.redisUrl,
     failureMode: config.redisFailureMode,
     prefix: config.redisKeyPrefix,
-    fallback: new MemoryRateLimiter(),
+    fallback: new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax }),
     logger,
   })
   if (!(await limiter.connect()))

@@ -10,6 +10,8 @@ import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
 import { SqlitePetStore } from './pets/sqlite_store'
 import type { PetStore } from './pets/store'
+import type { LimiterStateStore } from './ratelimit/snapshot'
+import { SqliteLimiterStateStore } from './ratelimit/sqlite_state_store'
 
 /** Where pets and keys live, opened together; `close` releases the database. */
 export interface Stores {
@@ -17,6 +19,8 @@ export interface Stores {
   keys: KeyStore
   /** Which database, for the start-up line (no password). */
   description: string
+  /** Where the in-memory limiter keeps its state across restarts: the SQLite file; none with PostgreSQL. */
+  limiterState?: LimiterStateStore
   close(): Promise<void>
 }
 
@@ -60,6 +64,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     pets: new CachedPetStore(new SqlitePetStore(db), watcher),
     keys: new SqliteKeyStore(db, { watcher }),
     description: path,
+    limiterState: new SqliteLimiterStateStore(db),
     async close() {
       db.close()
     },

@@ -17,6 +17,8 @@ describe('loadConfig', () => {
       redisUrl: undefined,
       redisFailureMode: 'open',
       redisKeyPrefix: 'animal-store:rl',
+      ipv6Prefix: 64,
+      anonSubjectsMax: 1_000_000,
     })
   })
 
@@ -95,8 +97,21 @@ describe('loadConfig', () => {
     ['REDIS_KEY_PREFIX', ' '],
     ['DATABASE_POOL_SIZE', '0'],
     ['DATABASE_POOL_SIZE', '101'],
+    ['IPV6_PREFIX', '31'],
+    ['IPV6_PREFIX', '129'],
+    ['IPV6_PREFIX', '/64'],
+    ['ANON_SUBJECTS_MAX', '999'],
+    ['ANON_SUBJECTS_MAX', '10000001'],
+    ['ANON_SUBJECTS_MAX', '1e6'],
   ])('refuses %s=%s naming the variable', (variable, value) => {
     expect(() => loadConfig({ [variable]: value })).toThrow(new RegExp(`^${variable}: `))
+  })
+
+  test('reads IPV6_PREFIX and ANON_SUBJECTS_MAX', () => {
+    expect(loadConfig({ IPV6_PREFIX: '48', ANON_SUBJECTS_MAX: '5000000' })).toMatchObject({
+      ipv6Prefix: 48,
+      anonSubjectsMax: 5_000_000,
+    })
   })
 
   test('refuses DATABASE_URL together with DATABASE_PATH: one store or the other', () => {

@@ -36,6 +36,8 @@ export interface ApiGuardOptions {
   clock: () => number
   /** Whether the first `X-Forwarded-For` hop names the client. */
   trustProxy: boolean
+  /** Callers without a key on IPv6 are counted per network of this many leading bits. */
+  ipv6Prefix: number
   /** The peer address of the socket a request came on, when there is one. */
   socketAddress: (request: Request) => string | undefined
   /** Where to note which key a request authenticated with. */
@@ -54,7 +56,7 @@ function isQuotaCheck(request: Request): boolean {
  * is counted and carries the rate-limit headers, and an unknown path, a bad
  * body or a wrong method without a valid key is a 401 like any other.
  */
-export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, callers }: ApiGuardOptions) {
+export function apiGuard({ keys, limiter, clock, trustProxy, ipv6Prefix, socketAddress, callers }: ApiGuardOptions) {
   // Async, so Elysia awaits it whichever limiter answers (it guesses from a hook's source otherwise).
   return new Elysia({ name: 'api-guard' }).onRequest(async ({ request, set }) => {
     if (!isApiUrl(request.url)) return
@@ -65,17 +67,23 @@ export function apiGuard({ keys, limiter, clock, trustProxy, socketAddress, call
       // The quota check counts nothing: its route reads the quota and writes the headers.
       if (isQuotaCheck(request)) return
     }
-    // Without a valid key the caller is its address, on the Free plan's limits, so guessing keys is throttled too.
+    const now = clock()
+    // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits, so guessing keys is throttled too.
     const decision = key
-      ? limiter.consume(keySubject(key.id), key, clock())
+      ? limiter.consume(keySubject(key.id), key, now)
       : limiter.consume(
-          addressSubject(clientAddress(request, socketAddress(request), trustProxy)),
+          addressSubject(clientAddress(request, socketAddress(request), trustProxy), ipv6Prefix),
           PLAN_LIMITS.free,
-          clock(),
+          now,
         )
     const finish = (decided: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decided)
-      if (refusal !== undefined || key !== undefined) return refusal
+      if (key !== undefined) {
+        // Counted against the key: a 304 or our own 5xx gives it back (ratelimit/refund.ts).
+        if (refusal === undefined) callers.counted(request, now)
+        return refusal
+      }
+      if (refusal !== undefined) return refusal
       set.headers['www-authenticate'] = challenge(authorization)
       return refuse(set, 'unauthorized', refusalReason(authorization))
     }

@@ -46,4 +46,17 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'rate limiter state',
+    sql: `
+      CREATE TABLE limiter_state (
+        id       INTEGER PRIMARY KEY CHECK (id = 1),
+        saved_at INTEGER NOT NULL,
+        day      INTEGER NOT NULL,
+        counters BLOB    NOT NULL,
+        extra    TEXT    NOT NULL
+      ) STRICT;
+    `,
+  },
 ]

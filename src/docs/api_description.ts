@@ -4,6 +4,7 @@ import { describePlans } from '../keys/plans'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/deprecation'
 import { IDEMPOTENCY_TTL_MS } from '../pets/idempotency'
 import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT } from '../pets/schema'
+import { DEFAULT_IPV6_PREFIX } from '../ratelimit/subject'
 import { BAN_DURATION_TEXT } from '../ratelimit/windows'
 
 const errorTable = Object.entries(ERROR_CODES)
@@ -71,10 +72,14 @@ Every response under \`/v1\` describes the window with fewer requests left (the 
   (\`"minute";q=60;w=60, "day";q=1000;w=86400\` for Free) and \`RateLimit\` describes the same window as the
   X- headers (\`"minute";r=48;t=34\`: 48 left, 34 seconds until it ends).
 
-Every request with a valid key counts, whatever its answer, except a 429 and the quota check; requests
-without a valid key are counted per client address at the Free limits, so guessing keys is throttled too.
+Every request with a valid key counts, whatever its answer, except a 429, the quota check, a 304 and our
+own 500 or 503 (each 4xx counts). Requests without a valid key are counted per client address at the Free
+limits, so guessing keys is throttled too; an IPv6 caller is counted per /${DEFAULT_IPV6_PREFIX} network by default.
 - \`GET /rate_limit\` shows both windows and any ban without counting: call it as often as you like,
   also while over the limit or banned, to see when to come back.
+- Revalidate instead of downloading again: \`GET /pets\` and \`GET /pets/{petId}\` carry a strong \`ETag\`;
+  send it back in \`If-None-Match\` and, while the page or animal is unchanged, the answer is a 304 with no
+  body, which costs no quota. A create changes a page's tag exactly when it changes the page.
 - Over a limit: 429 \`rate_limit_exceeded\`, \`X-RateLimit-Remaining: 0\` and \`Retry-After\` in whole
   seconds until the blocking window ends (never earlier than \`t\`).
 - More refusals within one minute than the minute's limit ban the key (or address)

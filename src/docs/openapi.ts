@@ -7,7 +7,7 @@ import { API_PREFIX } from '../http/url'
 import { NewPet, Pet, PetStatus } from '../pets/schema'
 import { RateLimitStatus } from '../ratelimit/schema'
 import { API_DESCRIPTION } from './api_description'
-import { HEADERS, RESPONSES, ref, response } from './responses'
+import { HEADERS, PARAMETERS, RESPONSES, ref, response } from './responses'
 
 type Document = OpenAPIV3_1.Document
 type Operation = OpenAPIV3_1.OperationObject
@@ -77,6 +77,7 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
         },
       },
       headers: HEADERS,
+      parameters: PARAMETERS,
       responses: RESPONSES,
     },
   })
@@ -93,6 +94,9 @@ function completeOperation(operation: Operation): void {
         (_, dash: string, letter: string) => dash + letter.toUpperCase(),
       )
   }
+  // An operation that can answer 304 takes If-None-Match (the generator keeps only the route's schemas' parameters).
+  if (operation.responses[304])
+    operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'IfNoneMatch')]
   // Re-added last, so the operation reads as before the route carried its responses: parameters, then answers.
   const own = operation.responses
   delete operation.responses

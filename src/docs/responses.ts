@@ -9,7 +9,10 @@ type HeaderOrRef = Header | OpenAPIV3_1.ReferenceObject
 type ResponseObject = OpenAPIV3_1.ResponseObject
 
 /** A reference to a component of the document. */
-export function ref(kind: 'schemas' | 'headers' | 'responses', name: string): OpenAPIV3_1.ReferenceObject {
+export function ref(
+  kind: 'schemas' | 'headers' | 'responses' | 'parameters',
+  name: string,
+): OpenAPIV3_1.ReferenceObject {
   return { $ref: `#/components/${kind}/${name}` }
 }
 
@@ -61,6 +64,10 @@ export const HEADERS = {
   NextLink: stringHeader(
     'Present when more animals follow: the next page (RFC 8288)',
     '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"',
+  ),
+  ETag: stringHeader(
+    'A strong tag of this representation (RFC 9110 §8.8.3): send it back in If-None-Match to get a 304, free, while it is unchanged',
+    '"1b2k9x0q7f3d"',
   ),
   Deprecation: stringHeader('When the operation was deprecated (RFC 9745)', '@1795219200'),
   Sunset: stringHeader('When the operation goes away (RFC 8594)', 'Thu, 05 Dec 2030 00:00:00 GMT'),
@@ -145,12 +152,32 @@ export const RESPONSES = {
     example: 'Rate limit of 60 requests per minute exceeded; retry after 12 s',
     headers: { 'Retry-After': header('RetryAfter') },
   }),
+  NotModified: {
+    description:
+      'Not Modified: the If-None-Match tag still matches. No body; the ETag and the rate-limit headers, and it ' +
+      'counts nothing against the quota (the headers show the quota as before the request)',
+    headers: { ...EVERY_RESPONSE_HEADERS, ETag: header('ETag') },
+  },
   InternalError: errorResponse(['internal_error'], { example: 'Internal server error' }),
   RateLimiterUnavailable: errorResponse(['rate_limiter_unavailable'], {
     example: 'The rate limiter cannot be reached; retry shortly',
     headers: { 'Retry-After': header('RetryAfter') },
   }),
 } satisfies Record<string, ResponseObject>
+
+/** Request parameters that several operations take, as document components. */
+export const PARAMETERS = {
+  IfNoneMatch: {
+    name: 'If-None-Match',
+    in: 'header',
+    required: false,
+    description:
+      'ETags of representations the client holds (a list, or `*`); when one matches, the answer is a 304 without ' +
+      'a body, which costs no quota',
+    schema: { type: 'string' },
+    example: '"1b2k9x0q7f3d"',
+  },
+} satisfies Record<string, OpenAPIV3_1.ParameterObject>
 
 /** A reference to one of RESPONSES. */
 export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObject {

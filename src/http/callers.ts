@@ -1,12 +1,14 @@
 import type { ApiKey } from '../keys/store'
 
 /**
- * Who each request in flight is: the API key it authenticated with. The
- * guard records it; the routes (Idempotency-Key scope, the quota check) and
- * the request log read it. Held weakly, so an answered request leaves nothing.
+ * Who each request in flight is: the API key it authenticated with, and when
+ * it was counted against that key's quota. The guard records both; the routes
+ * (Idempotency-Key scope, the quota check), the quota refund and the request
+ * log read them. Held weakly, so an answered request leaves nothing.
  */
 export class Callers {
   #keys = new WeakMap<Request, ApiKey>()
+  #countedAt = new WeakMap<Request, number>()
 
   /** Notes that `request` authenticated with `key`. */
   authenticated(request: Request, key: ApiKey): void {
@@ -21,5 +23,17 @@ export class Callers {
   /** The id of the key `request` authenticated with; undefined without a valid key. */
   keyIdOf(request: Request): number | undefined {
     return this.#keys.get(request)?.id
+  }
+
+  /** Notes that `request` was counted against its key's quota at `now` (epoch ms). */
+  counted(request: Request, now: number): void {
+    this.#countedAt.set(request, now)
+  }
+
+  /** When `request` was counted, and forgets it, so a request is given back at most once; undefined if it was not. */
+  takeCountedAt(request: Request): number | undefined {
+    const at = this.#countedAt.get(request)
+    if (at !== undefined) this.#countedAt.delete(request)
+    return at
   }
 }

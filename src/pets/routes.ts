@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { type Context, Elysia } from 'elysia'
 import {
   errorResponse,
   header,
@@ -10,9 +10,11 @@ import {
 } from '../docs/responses'
 import { HttpError } from '../errors'
 import type { Callers } from '../http/callers'
+import { entityTag, ifNoneMatchMatches } from '../http/conditional'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { API_PREFIX, baseUrl } from '../http/url'
+import type { RefundQuota } from '../ratelimit/refund'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
 import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, PetIdParams } from './schema'
@@ -27,22 +29,29 @@ export interface PetRoutesOptions {
   clock: () => number
   /** Public base URL without `/v1`; when absent, derived from each request. */
   publicUrl?: string
+  /** Gives a request's quota back: a 304 costs nothing. */
+  refundQuota: RefundQuota
 }
 
 /** The three pet operations under `/v1`. */
-export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions) {
+export function petRoutes({ pets, publicUrl, callers, clock, refundQuota }: PetRoutesOptions) {
   return new Elysia({ name: 'pets', prefix: API_PREFIX })
     .get(
       '/pets',
       async ({ query, request, set }) => {
         const wanted: PetListQuery = { limit: query.limit ?? DEFAULT_LIMIT, status: query.status, after: query.after }
         const page = await pets.list(wanted)
+        const { json, etag } = pageRepresentation(page)
+        set.headers.etag = etag
+        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) {
+          return notModified(request, set, refundQuota)
+        }
         const last = page.pets.at(-1)
         if (page.more && last) {
           set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
         }
         set.headers['content-type'] = JSON_CONTENT_TYPE
-        return petsJson(page)
+        return json
       },
       {
         query: ListPetsQuery,
@@ -51,14 +60,17 @@ export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions)
           summary: 'List animals',
           description:
             'Animals in ascending id order, optionally only those with one status. When more remain after this page, ' +
-            'the response carries `Link: <...>; rel="next"` with the next page\'s URL (keyset paging with `after`).',
+            'the response carries `Link: <...>; rel="next"` with the next page\'s URL (keyset paging with `after`). ' +
+            "The page's `ETag` changes exactly when the page (or whether a next one follows) does: revalidate with " +
+            '`If-None-Match` for a free 304.',
           tags: ['pets'],
           responses: operationResponses({
             200: jsonResponse(
               'A page of animals in ascending id order',
               { type: 'array', items: ref('schemas', 'Pet') },
-              { Link: header('NextLink') },
+              { Link: header('NextLink'), ETag: header('ETag') },
             ),
+            304: response('NotModified'),
             400: response('InvalidRequest'),
           }),
         },
@@ -111,10 +123,17 @@ export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions)
     )
     .get(
       '/pets/:petId',
-      async ({ params }) => {
+      async ({ params, request, set }) => {
         const pet = await pets.get(params.petId)
         if (!pet) throw new HttpError('not_found', `Pet ${params.petId} does not exist`)
-        return pet
+        const json = JSON.stringify(pet)
+        const etag = entityTag(json)
+        set.headers.etag = etag
+        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) {
+          return notModified(request, set, refundQuota)
+        }
+        set.headers['content-type'] = JSON_CONTENT_TYPE
+        return json
       },
       {
         params: PetIdParams,
@@ -129,7 +148,8 @@ export function petRoutes({ pets, publicUrl, callers, clock }: PetRoutesOptions)
           deprecated: true,
           tags: ['pets'],
           responses: operationResponses({
-            200: jsonResponse('The animal', ref('schemas', 'Pet'), GET_PET_HEADERS),
+            200: jsonResponse('The animal', ref('schemas', 'Pet'), { ...GET_PET_HEADERS, ETag: header('ETag') }),
+            304: responseWithHeaders('NotModified', GET_PET_HEADERS),
             400: errorResponse(['invalid_request'], {
               description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1',
               example: `"petId" must be an integer from 1 to ${MAX_ID}`,
@@ -163,16 +183,33 @@ const GET_PET_HEADERS = {
 }
 
 const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
-// A page a cache hands out again and again is serialized once.
-const serialized = new WeakMap<PetPage, string>()
 
-function petsJson(page: PetPage): string {
-  let json = serialized.get(page)
-  if (json === undefined) {
-    json = JSON.stringify(page.pets)
-    serialized.set(page, json)
+/** A page's body and its strong ETag, which covers whether a next page follows (the `Link` a 304 stands for). */
+interface PageRepresentation {
+  json: string
+  etag: string
+}
+// A page a cache hands out again and again is serialized and tagged once.
+const representations = new WeakMap<PetPage, PageRepresentation>()
+
+function pageRepresentation(page: PetPage): PageRepresentation {
+  let representation = representations.get(page)
+  if (representation === undefined) {
+    const json = JSON.stringify(page.pets)
+    representation = { json, etag: entityTag(page.more ? `${json} more` : json) }
+    representations.set(page, representation)
   }
-  return json
+  return representation
+}
+
+/**
+ * 304 Not Modified (RFC 9110 §15.4.5): no body, the ETag and the other
+ * headers set so far; the request's quota is given back first (GitHub's
+ * rule: a 304 costs nothing), so its rate-limit headers say so.
+ */
+async function notModified(request: Request, set: Context['set'], refundQuota: RefundQuota): Promise<Response> {
+  await refundQuota(request, set)
+  return new Response(null, { status: 304, headers: set.headers as Record<string, string> })
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {

@@ -4,7 +4,7 @@ import type { RateDecision } from './decision'
 import { BAN_DURATION_TEXT, DAY_MS, MINUTE_MS } from './windows'
 
 /** The part of Elysia's context a decision writes to. */
-interface ResponseSet {
+export interface ResponseSet {
   headers: Record<string, string | number>
   status?: number | string
 }

@@ -20,6 +20,12 @@ export interface RateLimiter {
    * cannot be asked and refuses rather than guess.
    */
   peek(subject: Subject, limits: Limits, now: number): Awaitable<Usage | undefined>
+  /**
+   * Gives back one request counted at `countedAt` (an answer that did not
+   * spend quota: a 304, or our own 5xx): each window it was counted in is
+   * one lower, if that window is still current. Then reads as `peek` does.
+   */
+  refund(subject: Subject, limits: Limits, countedAt: number, now: number): Awaitable<Usage | undefined>
   /** For `/health`; a limiter without it is always `ok`. */
   health?(): Awaitable<LimiterHealth>
   /** Releases a connection, if the limiter holds one. */

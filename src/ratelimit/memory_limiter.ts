@@ -1,6 +1,9 @@
-import type { Limits } from '../keys/plans'
+import { type Limits, PLAN_LIMITS } from '../keys/plans'
 import { allowed, type RateDecision, refused, type Usage } from './decision'
 import type { RateLimiter, Subject } from './limiter'
+import { RecentSubjects } from './recent_subjects'
+import type { LimiterSnapshot, SnapshotSource } from './snapshot'
+import { isKeySubject } from './subject'
 import { BAN_MS, DAY_MS, MINUTE_MS } from './windows'
 
 // A subject's counters, packed into one number (exact below 2^53) so that a
@@ -38,6 +41,15 @@ function packable({ rpm, rpd }: Limits): boolean {
   return rpm < FIELD - 1 && rpd <= MAX_PACKED_DAY
 }
 
+/** What a MemoryRateLimiter is built with. */
+export interface MemoryRateLimiterOptions {
+  /** The most callers without a key (address subjects) held at once; the least recently seen go first. */
+  anonymousMax?: number
+}
+
+/** ANON_SUBJECTS_MAX's default: a million addresses take about 60 MB. */
+export const DEFAULT_ANONYMOUS_MAX = 1_000_000
+
 /**
  * Fixed-window counters in memory, exact under any concurrency (each call
  * runs to completion). Every subject seen today has one entry holding its
@@ -46,17 +58,40 @@ function packable({ rpm, rpd }: Limits): boolean {
  * memory holds only today's subjects and there is no timer per key. A
  * request refused with 429 is not counted; once the refusals to a subject
  * within one minute outnumber its per-minute limit, it is banned for BAN_MS.
+ *
+ * Callers without a key (address subjects, all on the Free plan's limits)
+ * are held apart, about `anonymousMax` of them (RecentSubjects): beyond
+ * that the least recently seen are forgotten, unless blocked (their minute
+ * or day used up), so a caller cannot shed a refusal by flooding; a ban
+ * lives in its own map, never forgotten before it ends.
  */
-export class MemoryRateLimiter implements RateLimiter {
+export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
   #day = -Infinity
   #minute = -Infinity
   // Packed counters, for limits that fit; plain objects for large custom (Enterprise) limits.
   #packed = new Map<Subject, number>()
   #wide = new Map<Subject, Counters>()
+  // Packed counters of address subjects, the least recently seen forgotten first.
+  #anonymous: RecentSubjects
   #bannedUntil = new Map<Subject, number>()
+
+  constructor({ anonymousMax = DEFAULT_ANONYMOUS_MAX }: MemoryRateLimiterOptions = {}) {
+    // Every address is on the Free plan's limits: a caller that used up its minute or its day is blocked, and kept.
+    const { rpm, rpd } = PLAN_LIMITS.free
+    this.#anonymous = new RecentSubjects(anonymousMax, (value) => {
+      const counters = unpack(value)
+      return (
+        counters.usedToday >= rpd || (counters.minuteOfDay === this.#minuteOfDay() && counters.usedThisMinute >= rpm)
+      )
+    })
+  }
+
+  /** Grows with every change (for the snapshot keeper). */
+  changes = 0
 
   consume(subject: Subject, limits: Limits, now: number): RateDecision {
     this.#advanceTo(now)
+    this.changes++
     const { rpm, rpd } = limits
     // Bans are rare: most requests skip the lookup.
     const banEnd = this.#bannedUntil.size === 0 ? undefined : this.#bannedUntil.get(subject)
@@ -64,11 +99,12 @@ export class MemoryRateLimiter implements RateLimiter {
       if (now < banEnd) return refused('key_banned', 'ban', limits, rpm, banEnd, now)
       this.#bannedUntil.delete(subject)
     }
-    const minuteOfDay = this.#minute - this.#day * (DAY_MS / MINUTE_MS)
+    const minuteOfDay = this.#minuteOfDay()
     const minuteEnd = (this.#minute + 1) * MINUTE_MS
     const dayEnd = (this.#day + 1) * DAY_MS
     const packed = packable(limits)
-    const counters = this.#countersOf(subject, packed) ?? {
+    const anonymous = packed && !isKeySubject(subject)
+    const counters = (anonymous ? this.#anonymousCounters(subject) : this.#countersOf(subject, packed)) ?? {
       usedToday: 0,
       minuteOfDay,
       usedThisMinute: 0,
@@ -98,22 +134,41 @@ export class MemoryRateLimiter implements RateLimiter {
       counters.usedToday++
       decision = allowed(counters.usedThisMinute, counters.usedToday, limits, minuteEnd, dayEnd, now)
     }
-    if (packed) this.#packed.set(subject, pack(counters, limits))
-    else this.#wide.set(subject, counters)
+    this.#store(subject, counters, limits, anonymous)
     return decision
   }
 
   peek(subject: Subject, _limits: Limits, now: number): Usage {
     this.#advanceTo(now)
     const banEnd = this.#bannedUntil.get(subject)
-    const value = this.#packed.get(subject)
+    const value = this.#packed.get(subject) ?? this.#anonymous.get(subject)
     const counters = value === undefined ? this.#wide.get(subject) : unpack(value)
-    const minuteOfDay = this.#minute - this.#day * (DAY_MS / MINUTE_MS)
+    const minuteOfDay = this.#minuteOfDay()
     return {
       usedMinute: counters?.minuteOfDay === minuteOfDay ? counters.usedThisMinute : 0,
       usedDay: counters?.usedToday ?? 0,
       banEnd: banEnd !== undefined && banEnd > now ? banEnd : undefined,
     }
+  }
+
+  refund(subject: Subject, limits: Limits, countedAt: number, now: number): Usage {
+    this.#advanceTo(now)
+    this.changes++
+    const packed = packable(limits)
+    const anonymous = packed && !isKeySubject(subject)
+    const sameDay = Math.floor(countedAt / DAY_MS) === this.#day
+    const counters = !sameDay
+      ? undefined
+      : anonymous
+        ? this.#anonymousCounters(subject)
+        : this.#countersOf(subject, packed)
+    if (counters !== undefined) {
+      if (counters.usedToday > 0) counters.usedToday--
+      const countedMinute = this.#minuteOfDay() - (this.#minute - Math.floor(countedAt / MINUTE_MS))
+      if (counters.minuteOfDay === countedMinute && counters.usedThisMinute > 0) counters.usedThisMinute--
+      this.#store(subject, counters, limits, anonymous)
+    }
+    return this.peek(subject, limits, now)
   }
 
   // One lookup in the map the limits select; only on a miss, and only when the
@@ -135,9 +190,82 @@ export class MemoryRateLimiter implements RateLimiter {
     return unpack(value)
   }
 
-  /** How many subjects are held today and how many are banned: for tests and memory checks. */
-  sizes(): { today: number; banned: number } {
-    return { today: this.#packed.size + this.#wide.size, banned: this.#bannedUntil.size }
+  #anonymousCounters(subject: Subject): Counters | undefined {
+    const value = this.#anonymous.get(subject)
+    return value === undefined ? undefined : unpack(value)
+  }
+
+  #store(subject: Subject, counters: Counters, limits: Limits, anonymous: boolean): void {
+    if (!anonymous) {
+      if (packable(limits)) this.#packed.set(subject, pack(counters, limits))
+      else this.#wide.set(subject, counters)
+      return
+    }
+    this.#anonymous.set(subject, pack(counters, limits))
+  }
+
+  // Forgets the least recently seen address subject that is not blocked; a blocked one
+  // (its minute or day used up, under the limits every address shares) moves to the end instead.
+  /** Everything held for today, and the bans, to be read back by `restore` after a restart. */
+  snapshot(now: number): LimiterSnapshot {
+    this.#advanceTo(now)
+    const pairs = new Float64Array(2 * (this.#packed.size + this.#anonymous.size))
+    let filled = 0
+    const text: [string, number][] = []
+    for (const entries of [this.#packed.entries(), this.#anonymous.entries()])
+      for (const [subject, value] of entries) {
+        if (typeof subject !== 'number') text.push([subject, value])
+        else {
+          pairs[filled++] = subject
+          pairs[filled++] = value
+        }
+      }
+    return {
+      savedAt: now,
+      day: this.#day,
+      counters: pairs.subarray(0, filled),
+      extra: {
+        wide: [...this.#wide].map(([subject, c]) => [
+          subject,
+          c.usedToday,
+          c.minuteOfDay,
+          c.usedThisMinute,
+          c.refusedThisMinute,
+        ]),
+        text,
+        bans: [...this.#bannedUntil],
+      },
+    }
+  }
+
+  /** Reads a snapshot back: its counters if they are of today (UTC), its bans until they end. */
+  restore({ day, counters, extra }: LimiterSnapshot, now: number): void {
+    this.#advanceTo(now)
+    this.changes++
+    for (const [subject, end] of extra.bans) if (end > now) this.#bannedUntil.set(subject, end)
+    if (day !== this.#day) return
+    const put = (subject: Subject, value: number) => {
+      if (isKeySubject(subject)) this.#packed.set(subject, value)
+      else this.#anonymous.set(subject, value)
+    }
+    for (let i = 0; i + 1 < counters.length; i += 2) put(counters[i]!, counters[i + 1]!)
+    for (const [subject, value] of extra.text) put(subject, value)
+    for (const [subject, usedToday, minuteOfDay, usedThisMinute, refusedThisMinute] of extra.wide)
+      this.#wide.set(subject, { usedToday, minuteOfDay, usedThisMinute, refusedThisMinute })
+  }
+
+  /** How many subjects are held today (callers without a key among them) and how many are banned. */
+  sizes(): { today: number; anonymous: number; banned: number } {
+    return {
+      today: this.#packed.size + this.#wide.size + this.#anonymous.size,
+      anonymous: this.#anonymous.size,
+      banned: this.#bannedUntil.size,
+    }
+  }
+
+  /** The current minute, counted from the start of the current UTC day. */
+  #minuteOfDay(): number {
+    return this.#minute - this.#day * (DAY_MS / MINUTE_MS)
   }
 
   // The sweeps: a new minute drops ended bans; a new UTC day drops every
@@ -152,6 +280,7 @@ export class MemoryRateLimiter implements RateLimiter {
       this.#day = day
       this.#packed = new Map()
       this.#wide = new Map()
+      this.#anonymous.clear()
     }
   }
 }

@@ -38,7 +38,36 @@ day = redis.call('INCR', KEYS[3])
 if day == 1 then redis.call('PEXPIREAT', KEYS[3], ARGV[5]) end
 return {0, minute, day}
 `
-const SCRIPT_SHA = new Bun.CryptoHasher('sha1').update(CONSUME_SCRIPT).digest('hex')
+
+/**
+ * Gives back one counted request. KEYS: the minute and the day it was
+ * counted in, then the ban and the current minute and day. Each window it
+ * was counted in that still holds a count is one lower (DECR keeps the
+ * key's expiry). Reply: the ban, the current minute's and day's counts.
+ */
+const REFUND_SCRIPT = `
+for i = 1, 2 do
+  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
+end
+return redis.call('MGET', KEYS[3], KEYS[4], KEYS[5])
+`
+
+const sha1 = (script: string) => new Bun.CryptoHasher('sha1').update(script).digest('hex')
+const SCRIPTS = {
+  consume: { source: CONSUME_SCRIPT, sha: sha1(CONSUME_SCRIPT) },
+  refund: { source: REFUND_SCRIPT, sha: sha1(REFUND_SCRIPT) },
+}
+type Script = (typeof SCRIPTS)[keyof typeof SCRIPTS]
+
+/** Usage from an MGET of a subject's ban, minute and day (missing keys are 0). */
+function usageOf(reply: (string | null)[], now: number): Usage {
+  const [ban, usedMinute, usedDay] = reply.map((value) => (value === null ? 0 : Number(value))) as [
+    number,
+    number,
+    number,
+  ]
+  return { usedMinute, usedDay, banEnd: ban > now ? ban : undefined }
+}
 
 /** What a Redis limiter is built from. */
 export interface RedisRateLimiterOptions {
@@ -90,7 +119,8 @@ export class RedisRateLimiter implements RateLimiter {
   /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
   async connect(): Promise<boolean> {
     try {
-      await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', CONSUME_SCRIPT]))
+      for (const { source } of Object.values(SCRIPTS))
+        await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', source]))
       return true
     } catch {
       return false
@@ -111,7 +141,7 @@ export class RedisRateLimiter implements RateLimiter {
     ]
     let reply: number[]
     try {
-      reply = (await this.#ask(() => this.#evaluate(keys, args))) as number[]
+      reply = (await this.#ask(() => this.#evaluate(SCRIPTS.consume, keys, args))) as number[]
     } catch {
       if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
@@ -139,12 +169,30 @@ export class RedisRateLimiter implements RateLimiter {
       if (this.#options.failureMode === 'closed') return undefined
       return this.#options.fallback.peek(subject, limits, now)
     }
-    const [ban, usedMinute, usedDay] = reply.map((value) => (value === null ? 0 : Number(value))) as [
-      number,
-      number,
-      number,
+    return usageOf(reply, now)
+  }
+
+  /** One script: both windows the request was counted in one lower, then the reading `peek` makes. */
+  async refund(subject: Subject, limits: Limits, countedAt: number, now: number): Promise<Usage | undefined> {
+    const counted = this.#windows(countedAt)
+    const { minute, day } = this.#windows(now)
+    const base = this.#base(subject)
+    const keys = [
+      `${base}:m:${counted.minute}`,
+      `${base}:d:${counted.day}`,
+      `${base}:ban`,
+      `${base}:m:${minute}`,
+      `${base}:d:${day}`,
     ]
-    return { usedMinute, usedDay, banEnd: ban > now ? ban : undefined }
+    let reply: (string | null)[]
+    try {
+      reply = (await this.#ask(() => this.#evaluate(SCRIPTS.refund, keys, []))) as (string | null)[]
+    } catch {
+      // Open mode: the fallback counted the request, if Redis was already down when it came.
+      if (this.#options.failureMode === 'closed') return undefined
+      return this.#options.fallback.refund(subject, limits, countedAt, now)
+    }
+    return usageOf(reply, now)
   }
 
   #windows(now: number) {
@@ -170,12 +218,12 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   // EVALSHA sends only the script's hash; a Redis that restarted has forgotten the script, and EVAL teaches it again.
-  async #evaluate(keys: string[], args: string[]): Promise<unknown> {
+  async #evaluate({ source, sha }: Script, keys: string[], args: string[]): Promise<unknown> {
     try {
-      return await this.#client.send('EVALSHA', [SCRIPT_SHA, String(keys.length), ...keys, ...args])
+      return await this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args])
     } catch (error) {
       if (!String((error as Error).message).includes('NOSCRIPT')) throw error
-      return this.#client.send('EVAL', [CONSUME_SCRIPT, String(keys.length), ...keys, ...args])
+      return this.#client.send('EVAL', [source, String(keys.length), ...keys, ...args])
     }
   }
 

@@ -15,9 +15,9 @@ async function servedDocument(publicUrl?: string) {
 }
 
 const OPERATIONS = [
-  ['/pets', 'get', 'listPets', ['200', '400', '401', '429', '500', '503']],
+  ['/pets', 'get', 'listPets', ['200', '304', '400', '401', '429', '500', '503']],
   ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '422', '429', '500', '503']],
-  ['/pets/{petId}', 'get', 'getPet', ['200', '400', '401', '404', '429', '500', '503']],
+  ['/pets/{petId}', 'get', 'getPet', ['200', '304', '400', '401', '404', '429', '500', '503']],
   ['/rate_limit', 'get', 'getRateLimit', ['200', '401', '429', '500', '503']],
 ] as const
 
@@ -63,6 +63,24 @@ describeEachStore('GET /openapi.json', () => {
     const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
     expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit'])
     expect(Object.keys(document.paths['/pets'])).toEqual(['get', 'post'])
+  })
+
+  test('describes conditional requests: If-None-Match in, ETag out, a 304 without a body', async () => {
+    const document = await servedDocument()
+    for (const path of ['/pets', '/pets/{petId}']) {
+      const operation = document.paths[path].get
+      expect(operation.parameters).toContainEqual({ $ref: '#/components/parameters/IfNoneMatch' })
+      expect(operation.responses['200'].headers.ETag).toEqual({ $ref: '#/components/headers/ETag' })
+      const notModified = operation.responses['304'].$ref
+        ? document.components.responses.NotModified
+        : operation.responses['304']
+      expect(notModified.content).toBeUndefined()
+      expect(notModified.headers.ETag).toEqual({ $ref: '#/components/headers/ETag' })
+    }
+    expect(document.components.parameters.IfNoneMatch).toMatchObject({ name: 'If-None-Match', in: 'header' })
+    expect(document.paths['/pets'].post.parameters ?? []).not.toContainEqual({
+      $ref: '#/components/parameters/IfNoneMatch',
+    })
   })
 
   test('puts PUBLIC_URL in servers', async () => {

@@ -209,6 +209,57 @@ describeEachStore('TRUST_PROXY', () => {
     expect(rateHeaders(other).remaining).toBe('59')
   })
 
+  test('on: 100 addresses of one IPv6 /64 share one bucket; the next /64 has its own', async () => {
+    const { call } = await freeApp({ trustProxy: true })
+    for (let i = 1; i <= 60; i++) {
+      const answer = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': `2001:db8:5:6::${i}` } })
+      expect(answer.status).toBe(401)
+    }
+    for (let i = 61; i <= 100; i++) {
+      const answer = await call('GET', '/v1/pets', {
+        key: null,
+        headers: { 'x-forwarded-for': `2001:db8:5:6:${i.toString(16)}::1` },
+      })
+      expect(answer.status).toBe(429)
+    }
+    const next = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '2001:db8:5:7::1' } })
+    expect(next.status).toBe(401)
+  })
+
+  test('on: IPV6_PREFIX=128 counts each IPv6 address alone', async () => {
+    const { call } = await freeApp({ trustProxy: true, ipv6Prefix: 128 })
+    for (let i = 1; i <= 61; i++) {
+      const answer = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': `2001:db8::${i}` } })
+      expect(answer.status).toBe(401)
+    }
+  })
+
+  test.each([
+    ['9.8.7.6', ['9.8.7.6:1', '9.8.7.6:100', '[9.8.7.6]', '"9.8.7.6"', '0:0:0:0:0:ffff:9.8.7.6', '::ffff:0908:0706']],
+    [
+      '2001:db8::7',
+      ['2001:DB8::7', '2001:0db8::7', '2001:db8:0:0:0:0:0:7', '[2001:db8::7]', '[2001:db8::7]:443', '2001:db8::7%eth0'],
+    ],
+  ])('on: every spelling of %s shares its bucket', async (address, spellings) => {
+    const { call } = await freeApp({ trustProxy: true })
+    for (let i = 0; i < 60; i++) {
+      const spelling = [address, ...spellings][i % (spellings.length + 1)]!
+      expect((await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': spelling } })).status).toBe(401)
+    }
+    for (const spelling of spellings) {
+      const answer = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': spelling } })
+      expect({ spelling, status: answer.status }).toEqual({ spelling, status: 429 })
+    }
+  })
+
+  test('on: a hop that is not an address counts as the socket peer', async () => {
+    const { call } = await freeApp({ trustProxy: true, socketAddress: () => '192.0.2.50' })
+    for (let i = 0; i < 60; i++)
+      await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': `not-an-address-${i}` } })
+    const peer = await call('GET', '/v1/pets', { key: null, headers: { 'x-forwarded-for': '::ffff:192.0.2.50' } })
+    expect(peer.status).toBe(429)
+  })
+
   test('on: keyed requests are counted per key, wherever they come from', async () => {
     const { call } = await freeApp({ trustProxy: true })
     for (let i = 0; i < 60; i++) await call('GET', '/v1/pets', { headers: { 'x-forwarded-for': `198.51.100.${i}` } })

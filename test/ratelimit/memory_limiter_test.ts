@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import type { Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
 
@@ -6,10 +7,12 @@ const free = { rpm: 60, rpd: 1000 }
 // 2026-11-21T10:00:00Z: a minute boundary, far from midnight.
 const T0 = Date.UTC(2026, 10, 21, 10, 0, 0)
 const MIDNIGHT = Date.UTC(2026, 10, 22)
+// A key's subject (its id); strings and negative numbers are callers without a key.
+const KEY = 1
 
 function drain(
   limiter: MemoryRateLimiter,
-  subject: string,
+  subject: Subject,
   limits: { rpm: number; rpd: number },
   count: number,
   at: number,
@@ -220,12 +223,12 @@ describe('MemoryRateLimiter, plan changes across the packed limits', () => {
   test('keeps the counts when a key moves to large custom limits and back', () => {
     const limiter = new MemoryRateLimiter()
     const big = { rpm: 5000, rpd: 5_000_000 }
-    drain(limiter, 'k', free, 50, T0)
-    expect(limiter.consume('k', big, T0)).toMatchObject({ refusal: undefined, limit: 5000, remaining: 4949 })
-    drain(limiter, 'k', big, 100, T0)
+    drain(limiter, KEY, free, 50, T0)
+    expect(limiter.consume(KEY, big, T0)).toMatchObject({ refusal: undefined, limit: 5000, remaining: 4949 })
+    drain(limiter, KEY, big, 100, T0)
     // Back on Free with 151 used this minute: blocked, and Remaining stays at 0.
-    expect(limiter.consume('k', free, T0)).toMatchObject({ refusal: 'rate_limit_exceeded', remaining: 0 })
-    expect(limiter.consume('k', free, T0 + MINUTE_MS)).toMatchObject({ refusal: undefined, remaining: 59 })
+    expect(limiter.consume(KEY, free, T0)).toMatchObject({ refusal: 'rate_limit_exceeded', remaining: 0 })
+    expect(limiter.consume(KEY, free, T0 + MINUTE_MS)).toMatchObject({ refusal: undefined, remaining: 59 })
     expect(limiter.sizes().today).toBe(1)
   })
 
@@ -252,8 +255,27 @@ describe('MemoryRateLimiter, memory', () => {
       expect(limiter.sizes().today).toBe(m < 3 ? perMinute * (m + 1) : perMinute)
     })
     limiter.consume('late', free, MIDNIGHT + MINUTE_MS)
-    expect(limiter.sizes()).toEqual({ today: perMinute + 1, banned: 0 })
+    expect(limiter.sizes()).toEqual({ today: perMinute + 1, anonymous: perMinute + 1, banned: 0 })
     limiter.consume('later', free, MIDNIGHT + DAY_MS)
-    expect(limiter.sizes()).toEqual({ today: 1, banned: 0 })
+    expect(limiter.sizes()).toEqual({ today: 1, anonymous: 1, banned: 0 })
+  })
+})
+
+describe('MemoryRateLimiter, callers without a key', () => {
+  test('holds at most ANON_SUBJECTS_MAX of them, while keys are never forgotten', () => {
+    const limiter = new MemoryRateLimiter({ anonymousMax: 1000 })
+    limiter.consume(KEY, free, T0)
+    for (let i = 0; i < 50_000; i++) limiter.consume(-i - 1, free, T0 + (i % 1000))
+    expect(limiter.sizes().anonymous).toBeLessThanOrEqual(1000)
+    expect(limiter.peek(KEY, free, T0 + 2000).usedDay).toBe(1)
+  })
+
+  test('never forgets a blocked caller or a ban before it ends, whatever the flood', () => {
+    const limiter = new MemoryRateLimiter({ anonymousMax: 1000 })
+    drain(limiter, -7, free, 60, T0)
+    drain(limiter, -8, free, 121, T0)
+    for (let i = 0; i < 50_000; i++) limiter.consume(-1000 - i, free, T0 + 1000)
+    expect(limiter.consume(-7, free, T0 + 2000).refusal).toBe('rate_limit_exceeded')
+    expect(limiter.consume(-8, free, T0 + 2000).refusal).toBe('key_banned')
   })
 })
