@@ -14,8 +14,8 @@ import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
 import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
-import { quotaRefund } from './ratelimit/refund'
 import { rateLimitRoutes } from './ratelimit/routes'
+import { quotaSettlement } from './ratelimit/settle'
 import { DEFAULT_IPV6_PREFIX } from './ratelimit/subject'
 
 /** Everything the app is built from; tests pass their own. */
@@ -53,15 +53,15 @@ export function createApp(deps: AppDeps) {
   const { logger } = deps
   const clock = deps.clock ?? Date.now
   const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
-  const refundQuota = quotaRefund({ limiter, callers, clock })
+  const settleQuota = quotaSettlement({ limiter, callers, clock })
   return app
     .use(requestLog({ logger, callers }))
     .use(
       errorMapper({
         allowedMethods: allowedMethods(() => app.routes),
         reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
-        // Our own 500 or 503 costs the caller no quota.
-        serverFailed: refundQuota,
+        // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
+        settle: settleQuota,
       }),
     )
     .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
@@ -77,7 +77,7 @@ export function createApp(deps: AppDeps) {
       }),
     )
     .use(requestBounds())
-    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, refundQuota }))
+    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, settleQuota }))
     .use(rateLimitRoutes({ limiter, callers, clock }))
     .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
     .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))

@@ -100,8 +100,16 @@ export interface ErrorMapperOptions {
   allowedMethods(path: string): string | undefined
   /** Called with anything unexpected before it is answered with a bare 500. */
   reportUnexpected(error: unknown): void
-  /** Called before any 5xx is answered, with its headers still open (the quota refund); the answer waits for it. */
-  serverFailed?(request: Request, set: { headers: Record<string, string | number> }): Awaitable<void>
+  /**
+   * Called with the status before any error is answered, headers still open
+   * (the quota settlement); the answer waits for it, and an Error body it
+   * returns (and the status it sets) is answered instead.
+   */
+  settle?(
+    request: Request,
+    set: { headers: Record<string, string | number>; status?: number | string },
+    status: number,
+  ): Awaitable<ErrorBody | undefined>
 }
 
 /**
@@ -114,8 +122,8 @@ export function errorMapper(options: ErrorMapperOptions) {
     set.status = failure.status
     if (failure.headers) Object.assign(set.headers, failure.headers)
     const body = errorBody(failure.code, failure.message)
-    const settled = failure.status >= 500 ? options.serverFailed?.(request, set) : undefined
-    return settled instanceof Promise ? settled.then(() => body) : body
+    const settled = options.settle?.(request, set, failure.status)
+    return settled instanceof Promise ? settled.then((instead) => instead ?? body) : (settled ?? body)
   })
 }
 

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import type { Awaitable } from '../awaitable'
 import { type ErrorBody, refuse } from '../errors'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
@@ -6,7 +7,7 @@ import { isApiUrl, isPath } from '../http/url'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
-import type { RateDecision } from '../ratelimit/decision'
+import { describeUsage, type RateDecision, type Usage } from '../ratelimit/decision'
 import type { RateLimiter } from '../ratelimit/limiter'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
@@ -44,6 +45,11 @@ export interface ApiGuardOptions {
   callers: Callers
 }
 
+/** Whether a request is a read that may be answered 304: a `GET` (or `HEAD`) with `If-None-Match`. */
+function isConditionalRead(request: Request): boolean {
+  return (request.method === 'GET' || request.method === 'HEAD') && request.headers.has('if-none-match')
+}
+
 /** Whether a request is the free quota check, `GET` (or `HEAD`) of RATE_LIMIT_PATH. */
 function isQuotaCheck(request: Request): boolean {
   return (request.method === 'GET' || request.method === 'HEAD') && isPath(request.url, RATE_LIMIT_PATH)
@@ -52,7 +58,8 @@ function isQuotaCheck(request: Request): boolean {
 /**
  * The single `onRequest` step in front of `/v1`: identify the caller, count
  * the request, then refuse it (429, or 401 without a valid key) or let it
- * through. It runs before routing, parsing and validation, so every outcome
+ * through. Two requests with a valid key are not counted here: the quota
+ * check, never, and a conditional GET, once its answer is known. It runs before routing, parsing and validation, so every outcome
  * is counted and carries the rate-limit headers, and an unknown path, a bad
  * body or a wrong method without a valid key is a 401 like any other.
  */
@@ -62,31 +69,45 @@ export function apiGuard({ keys, limiter, clock, trustProxy, ipv6Prefix, socketA
     if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
     const key = authenticate(authorization, keys)
-    if (key !== undefined) {
-      callers.authenticated(request, key)
-      // The quota check counts nothing: its route reads the quota and writes the headers.
-      if (isQuotaCheck(request)) return
-    }
     const now = clock()
-    // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits, so guessing keys is throttled too.
-    const decision = key
-      ? limiter.consume(keySubject(key.id), key, now)
-      : limiter.consume(
-          addressSubject(clientAddress(request, socketAddress(request), trustProxy), ipv6Prefix),
-          PLAN_LIMITS.free,
-          now,
-        )
-    const finish = (decided: RateDecision): ErrorBody | undefined => {
-      const refusal = applyRateDecision(set, decided)
-      if (key !== undefined) {
-        // Counted against the key: a 304 or our own 5xx gives it back (ratelimit/refund.ts).
-        if (refusal === undefined) callers.counted(request, now)
-        return refusal
+    // Counts the request, then lets it through or refuses it (429, or 401 without a valid key).
+    const count = (): Awaitable<ErrorBody | undefined> => {
+      // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits.
+      const decision = key
+        ? limiter.consume(keySubject(key.id), key, now)
+        : limiter.consume(
+            addressSubject(clientAddress(request, socketAddress(request), trustProxy), ipv6Prefix),
+            PLAN_LIMITS.free,
+            now,
+          )
+      const finish = (decided: RateDecision): ErrorBody | undefined => {
+        const refusal = applyRateDecision(set, decided)
+        if (key !== undefined) {
+          // Counted against the key: our own 5xx gives it back (ratelimit/settle.ts).
+          if (refusal === undefined) callers.counted(request, now)
+          return refusal
+        }
+        if (refusal !== undefined) return refusal
+        set.headers['www-authenticate'] = challenge(authorization)
+        return refuse(set, 'unauthorized', refusalReason(authorization))
       }
-      if (refusal !== undefined) return refusal
-      set.headers['www-authenticate'] = challenge(authorization)
-      return refuse(set, 'unauthorized', refusalReason(authorization))
+      return decision instanceof Promise ? decision.then(finish) : finish(decision)
     }
-    return decision instanceof Promise ? decision.then(finish) : finish(decision)
+    if (key === undefined) return count()
+    callers.authenticated(request, key)
+    // The quota check counts nothing: its route reads the quota and writes the headers.
+    if (isQuotaCheck(request)) return
+    if (!isConditionalRead(request)) return count()
+    // A conditional GET with quota left goes on uncounted; its answer decides (a 304 is free: ratelimit/settle.ts).
+    const looked = limiter.peek(keySubject(key.id), key, now)
+    const decide = (usage: Usage | undefined): Awaitable<ErrorBody | undefined> => {
+      const view = usage === undefined ? undefined : describeUsage(usage, key, now)
+      // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.
+      if (view === undefined || view.remaining === 0) return count()
+      applyRateDecision(set, view)
+      callers.letThroughUncounted(request)
+      return undefined
+    }
+    return looked instanceof Promise ? looked.then(decide) : decide(looked)
   })
 }

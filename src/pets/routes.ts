@@ -14,7 +14,7 @@ import { entityTag, ifNoneMatchMatches } from '../http/conditional'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { API_PREFIX, baseUrl } from '../http/url'
-import type { RefundQuota } from '../ratelimit/refund'
+import type { SettleQuota } from '../ratelimit/settle'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
 import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, PetIdParams } from './schema'
@@ -29,12 +29,12 @@ export interface PetRoutesOptions {
   clock: () => number
   /** Public base URL without `/v1`; when absent, derived from each request. */
   publicUrl?: string
-  /** Gives a request's quota back: a 304 costs nothing. */
-  refundQuota: RefundQuota
+  /** Counts a conditional GET the guard let through, unless its answer is a 304. */
+  settleQuota: SettleQuota
 }
 
 /** The three pet operations under `/v1`. */
-export function petRoutes({ pets, publicUrl, callers, clock, refundQuota }: PetRoutesOptions) {
+export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetRoutesOptions) {
   return new Elysia({ name: 'pets', prefix: API_PREFIX })
     .get(
       '/pets',
@@ -43,9 +43,9 @@ export function petRoutes({ pets, publicUrl, callers, clock, refundQuota }: PetR
         const page = await pets.list(wanted)
         const { json, etag } = pageRepresentation(page)
         set.headers.etag = etag
-        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) {
-          return notModified(request, set, refundQuota)
-        }
+        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
+        const refusal = await settleQuota(request, set, 200)
+        if (refusal !== undefined) return refusal
         const last = page.pets.at(-1)
         if (page.more && last) {
           set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
@@ -129,9 +129,9 @@ export function petRoutes({ pets, publicUrl, callers, clock, refundQuota }: PetR
         const json = JSON.stringify(pet)
         const etag = entityTag(json)
         set.headers.etag = etag
-        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) {
-          return notModified(request, set, refundQuota)
-        }
+        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
+        const refusal = await settleQuota(request, set, 200)
+        if (refusal !== undefined) return refusal
         set.headers['content-type'] = JSON_CONTENT_TYPE
         return json
       },
@@ -204,11 +204,10 @@ function pageRepresentation(page: PetPage): PageRepresentation {
 
 /**
  * 304 Not Modified (RFC 9110 §15.4.5): no body, the ETag and the other
- * headers set so far; the request's quota is given back first (GitHub's
- * rule: a 304 costs nothing), so its rate-limit headers say so.
+ * headers set so far; uncounted (GitHub's rule: a 304 costs nothing), so its
+ * rate-limit headers are those of the guard's look at the quota.
  */
-async function notModified(request: Request, set: Context['set'], refundQuota: RefundQuota): Promise<Response> {
-  await refundQuota(request, set)
+function notModified(set: Context['set']): Response {
   return new Response(null, { status: 304, headers: set.headers as Record<string, string> })
 }
 

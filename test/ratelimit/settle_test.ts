@@ -72,6 +72,8 @@ describeEachStore('conditional requests (If-None-Match)', () => {
     expect(again.headers.get('deprecation')).not.toBeNull()
     expect(remaining(again)).toBe(remaining(pet))
     await expectError(await call('GET', '/v1/pets/2', { headers: { 'if-none-match': '*' } }), 404, 'not_found')
+    // The 304 was free; the create, the first get and the 404 were not.
+    expect((await json(await call('GET', '/v1/rate_limit'))).minute.used).toBe(3)
   })
 
   test('over its limit, a conditional request is still a 429', async () => {
@@ -107,6 +109,10 @@ describeEachStore('our own failures cost no quota', () => {
       await expectError(failed, status, code)
       expect(remaining(failed)).toBe(60)
     }
+    // A conditional GET that fails was let through uncounted, and stays so.
+    const conditional = await call('GET', '/v1/pets', { headers: { 'if-none-match': '"x"' } })
+    await expectError(conditional, status, code)
+    expect(remaining(conditional)).toBe(60)
     const quota = await json(await call('GET', '/v1/rate_limit'))
     expect([quota.minute.used, quota.day.used]).toEqual([0, 0])
   })
@@ -131,4 +137,36 @@ test('a refund in a later minute gives back the day only', async () => {
   // Never below zero, and a request refunded twice is a caller's bug the limiter absorbs.
   expect(limiter.refund(1, free, T0 + MINUTE_MS, T0 + MINUTE_MS).usedMinute).toBe(0)
   expect(limiter.refund(1, free, T0 + MINUTE_MS, T0 + MINUTE_MS).usedMinute).toBe(0)
+})
+
+describeEachStore('conditional requests over a real port', () => {
+  test('200 concurrent requests with a matching If-None-Match all get 304 and leave the count where it was', async () => {
+    const { app, secret, call } = await makeTestApp({}, FREE)
+    app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+    try {
+      const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
+      const authorization = `Bearer ${secret}`
+      const first = await fetch(url, { headers: { authorization } })
+      const etag = first.headers.get('etag')!
+      await first.arrayBuffer()
+      const responses = await Promise.all(
+        Array.from({ length: 200 }, () => fetch(url, { headers: { authorization, 'if-none-match': etag } })),
+      )
+      expect(responses.map((response) => response.status)).toEqual(Array(200).fill(304))
+      for (const response of responses) await response.arrayBuffer()
+      const quota = await json(await call('GET', '/v1/rate_limit'))
+      expect(quota.minute.used).toBe(1)
+      // The quota is intact, and a tag that no longer matches is counted as atomically as any request:
+      // of 200 at once, exactly the 59 left get a 200, the rest a 429.
+      const stale = await Promise.all(
+        Array.from({ length: 200 }, () => fetch(url, { headers: { authorization, 'if-none-match': '"stale"' } })),
+      )
+      const statuses = stale.map((response) => response.status)
+      expect(statuses.filter((status) => status === 200)).toHaveLength(59)
+      expect(statuses.filter((status) => status === 429)).toHaveLength(141)
+      for (const response of stale) await response.arrayBuffer()
+    } finally {
+      await app.stop()
+    }
+  })
 })
