@@ -242,7 +242,11 @@ try {
   const { keys, env } = await prepareStores()
   const services: (Started & { url: string })[] = []
   for (let i = 0; i < instances; i++) services.push(await startService(env))
-  const context: ScenarioContext = { keys, pets }
+  const hotList = await fetch(`${services[0]!.url}/v1/pets?limit=20`, {
+    headers: { authorization: `Bearer ${keys.unlimited}` },
+  })
+  await hotList.arrayBuffer()
+  const context: ScenarioContext = { keys, pets, hotListEtag: hotList.headers.get('etag') ?? '' }
   for (const scenario of SCENARIOS) {
     if (only && !only.includes(scenario.name)) continue
     if (scenario.name === '429 path') await exhaustFreeKey(services[0]!.url, keys.free)

@@ -14,6 +14,8 @@ export interface LoadRequest {
 export interface ScenarioContext {
   keys: BenchKeys
   pets: number
+  /** The ETag of the hot list's page, as the service gave it before the runs (the 304 scenario needs it). */
+  hotListEtag?: string
 }
 
 /** One measured workload: its requests, and how to tell a right answer from a fast wrong one. */
@@ -85,6 +87,23 @@ export const SCENARIOS: Scenario[] = [
     what: 'GET /v1/pets?limit=20, the same page again and again',
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) }],
     check: pageCheck({ size: () => 20, firstId: () => 1 }),
+  },
+  {
+    name: 'hot list 304',
+    what: 'GET /v1/pets?limit=20 with the If-None-Match of that page: a 304 without a body, counting nothing',
+    requests: ({ keys, hotListEtag }) => [
+      {
+        method: 'GET',
+        path: '/v1/pets?limit=20',
+        headers: { ...auth(keys.unlimited), 'if-none-match': hotListEtag ?? '*' },
+      },
+    ],
+    check: (answer, _full, { hotListEtag }) => {
+      if (answer.status !== 304) return `status ${answer.status}`
+      if (hotListEtag && answer.headers.etag !== hotListEtag) return `etag ${answer.headers.etag}`
+      if (answer.body !== '') return 'a body on a 304'
+      return rateLimitHeaders(answer)
+    },
   },
   {
     name: 'cold list',
