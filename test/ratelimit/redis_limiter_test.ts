@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { RedisClient } from 'bun'
+import { openDatabase } from '../../src/db/sqlite'
 import type { Limits } from '../../src/keys/plans'
-import type { Subject } from '../../src/ratelimit/limiter'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import type { PetStore } from '../../src/pets/store'
+import type { RateLimiter, Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
 import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp } from '../helpers'
@@ -135,6 +138,60 @@ describe('RedisRateLimiter that cannot reach Redis', () => {
     expect(await limiter.consume(1, free, T0)).toMatchObject({ refusal: undefined, limit: 60, remaining: 59 })
     expect(await limiter.peek(1, free, T0)).toEqual({ usedMinute: 1, usedDay: 1, banEnd: undefined })
     expect(await limiter.health()).toBe('degraded')
+  })
+})
+
+describe.skipIf(!SHARED_STORES)('the same requests through the app, on either limiter', () => {
+  /** An app on the given limiter whose pet store fails (500) while `failing.now` is set. */
+  async function appOn(limiter: RateLimiter, failing: { now: boolean }) {
+    const store = new SqlitePetStore(openDatabase(':memory:'))
+    const pets: PetStore = {
+      list: (query) => (failing.now ? Promise.reject(new Error('disk on fire')) : store.list(query)),
+      create: (pet, claim) => store.create(pet, claim),
+      get: (id) => store.get(id),
+      answers: () => store.answers(),
+    }
+    return makeTestApp({ clock: () => T0 + 7_000, limiter, pets }, FREE)
+  }
+
+  test('give the same statuses and rate-limit headers: 200s, 304s, a 500, 404s, the quota check, 429s', async () => {
+    const { limiter: redis } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
+    const failing = { now: false }
+    const apps = [await appOn(new MemoryRateLimiter(), failing), await appOn(redis, failing)]
+    const fields = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used']
+    const named = [...fields, 'x-ratelimit-resource', 'ratelimit', 'ratelimit-policy', 'retry-after', 'etag']
+    const steps: [string, string, Record<string, string>?][] = [
+      ['POST', '/v1/pets'],
+      ['GET', '/v1/pets'],
+    ]
+    const seen: string[][] = [[], []]
+    for (const [i, { call }] of apps.entries()) {
+      const answer = async (method: string, path: string, headers: Record<string, string> = {}) => {
+        const body = method === 'POST' ? { name: 'Rex', categoryId: 1 } : undefined
+        const response = await call(method, path, { headers, body })
+        seen[i]!.push(
+          `${method} ${path} ${JSON.stringify(headers)} → ${response.status} ${named.map((name) => `${name}=${response.headers.get(name)}`).join(' ')}`,
+        )
+        return response
+      }
+      for (const [method, path] of steps) await answer(method, path)
+      const etag = (await answer('GET', '/v1/pets')).headers.get('etag')!
+      await answer('GET', '/v1/pets', { 'if-none-match': etag })
+      await answer('GET', '/v1/pets', { 'if-none-match': '"stale"' })
+      failing.now = true
+      await answer('GET', '/v1/pets')
+      await answer('GET', '/v1/pets', { 'if-none-match': etag })
+      failing.now = false
+      await answer('GET', '/v1/pets/9')
+      await answer('GET', '/v1/rate_limit')
+      for (let n = 0; n < 55; n++) await answer('GET', '/v1/pets/1')
+      await answer('GET', '/v1/pets', { 'if-none-match': etag })
+      await answer('GET', '/v1/pets')
+    }
+    expect(seen[1]).toEqual(seen[0]!)
+    expect(seen[0]!.filter((line) => / → 304 /.test(line))).toHaveLength(1)
+    expect(seen[0]!.filter((line) => / → 500 /.test(line))).toHaveLength(2)
+    expect(seen[0]!.filter((line) => / → 429 /.test(line))).toHaveLength(2)
   })
 })
 
