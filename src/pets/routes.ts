@@ -205,10 +205,12 @@ function pageRepresentation(page: PetPage): PageRepresentation {
 /**
  * 304 Not Modified (RFC 9110 §15.4.5): no body, the ETag and the other
  * headers set so far; uncounted (GitHub's rule: a 304 costs nothing), so its
- * rate-limit headers are those of the guard's look at the quota.
+ * rate-limit headers are those of the guard's look at the quota. Left to
+ * Elysia to build: a Response made here cost the hot list 2 µs more than its 200.
  */
-function notModified(set: Context['set']): Response {
-  return new Response(null, { status: 304, headers: set.headers as Record<string, string> })
+function notModified(set: Context['set']): undefined {
+  set.status = 304
+  return undefined
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {
