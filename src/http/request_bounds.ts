@@ -1,20 +1,20 @@
 import { Elysia } from 'elysia'
-import { refuse } from '../errors'
+import { HttpError } from '../errors'
 import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './limits'
 import { pathStart } from './url'
 
 /**
  * Refuses a request target over MAX_TARGET_BYTES (414) and headers over
  * MAX_HEADER_BYTES (431). Registered after the guard, so a refused request
- * under /v1 is still authenticated first and carries the rate-limit headers.
+ * under /v1 is still authenticated first and carries the rate-limit headers;
+ * thrown, so the error mapper answers it and settles its quota like any 4xx.
  */
 export function requestBounds() {
-  return new Elysia({ name: 'request-bounds' }).onRequest(({ request, set }) => {
+  return new Elysia({ name: 'request-bounds' }).onRequest(({ request }) => {
     const url = request.url
     const target = url.length - pathStart(url)
     if (target > MAX_TARGET_BYTES) {
-      return refuse(
-        set,
+      throw new HttpError(
         'uri_too_long',
         `The request target is ${target} bytes; at most ${MAX_TARGET_BYTES} are accepted`,
       )
@@ -25,7 +25,7 @@ export function requestBounds() {
     })
     if (headerBytes > MAX_HEADER_BYTES) {
       const message = `The request headers are ${headerBytes} bytes; at most ${MAX_HEADER_BYTES} are accepted`
-      return refuse(set, 'headers_too_large', message)
+      throw new HttpError('headers_too_large', message)
     }
   })
 }

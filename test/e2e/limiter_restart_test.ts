@@ -1,8 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { SNAPSHOT_INTERVAL_MS } from '../../src/ratelimit/snapshot'
 import { MINUTE_MS } from '../../src/ratelimit/windows'
 import { type FreshServer, startFreshServer, startServer } from './process_helpers'
-
-const SNAPSHOT_INTERVAL_MS = 5_000
 
 /** Waits, if needed, until at least `seconds` of the current minute are left, so a test stays in one window. */
 async function withinOneMinute(seconds: number): Promise<void> {

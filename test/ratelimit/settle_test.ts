@@ -117,13 +117,18 @@ describeEachStore('our own failures cost no quota', () => {
     expect([quota.minute.used, quota.day.used]).toEqual([0, 0])
   })
 
-  test('every 4xx still counts', async () => {
+  test('every 4xx still counts, a conditional one too', async () => {
     const { call } = await makeTestApp({ clock }, FREE)
     await call('GET', '/v1/pets/99')
     await call('GET', '/v1/pets?limit=0')
     await call('POST', '/v1/pets', { body: '{' })
+    const conditional = { headers: { 'if-none-match': '*' } }
+    await expectError(await call('GET', '/v1/pets/99', conditional), 404, 'not_found')
+    await expectError(await call('GET', '/v1/pets?limit=0', conditional), 400, 'invalid_request')
+    await expectError(await call('GET', '/v1/nothing', conditional), 404, 'not_found')
+    await expectError(await call('GET', `/v1/pets?x=${'a'.repeat(9000)}`, conditional), 414, 'uri_too_long')
     const quota = await json(await call('GET', '/v1/rate_limit'))
-    expect(quota.minute.used).toBe(3)
+    expect(quota.minute.used).toBe(7)
   })
 })
 
