@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { SNAPSHOT_INTERVAL_MS } from '../../src/ratelimit/snapshot'
 import { MINUTE_MS } from '../../src/ratelimit/windows'
-import { type FreshServer, startFreshServer, startServer } from './process_helpers'
+import { type FreshServer, type ServerProcess, startFreshServer, startServer } from './process_helpers'
 
 /** Waits, if needed, until at least `seconds` of the current minute are left, so a test stays in one window. */
 async function withinOneMinute(seconds: number): Promise<void> {
@@ -10,10 +10,20 @@ async function withinOneMinute(seconds: number): Promise<void> {
 }
 
 let fresh: FreshServer | undefined
+// Every server a test starts again on the fresh one's database, stopped by PID after it.
+const restarted: ServerProcess[] = []
 afterEach(async () => {
+  for (const server of restarted.splice(0)) if (server.proc.exitCode === null) await server.stop()
   await fresh?.cleanup()
   fresh = undefined
 })
+
+/** `serve` again on the database of the fresh server. */
+async function restart(db: string): Promise<ServerProcess> {
+  const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
+  restarted.push(server)
+  return server
+}
 
 describe('the in-memory limiter across a restart', () => {
   async function spend(url: string, key: string, count: number): Promise<void> {
@@ -31,8 +41,7 @@ describe('the in-memory limiter across a restart', () => {
     fresh = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-restart-')
     await spend(fresh.server.url, fresh.key, 40)
     expect(await fresh.server.stop()).toBe(0)
-    const again = await startServer({ DATABASE_PATH: fresh.db, LOG_LEVEL: 'warn' })
-    fresh.server = again
+    const again = await restart(fresh.db)
     const after = await fetch(`${again.url}/v1/pets`, { headers: { authorization: `Bearer ${fresh.key}` } })
     expect(after.headers.get('x-ratelimit-remaining')).toBe('19')
     expect((await quota(again.url, fresh.key)).day.used).toBe(41)
@@ -46,8 +55,7 @@ describe('the in-memory limiter across a restart', () => {
     await spend(fresh.server.url, fresh.key, 5)
     fresh.server.proc.kill('SIGKILL')
     await fresh.server.proc.exited
-    const again = await startServer({ DATABASE_PATH: fresh.db, LOG_LEVEL: 'warn' })
-    fresh.server = again
+    const again = await restart(fresh.db)
     const { minute } = await quota(again.url, fresh.key)
     expect(minute.used).toBeGreaterThanOrEqual(30)
     expect(minute.used).toBeLessThanOrEqual(35)
@@ -66,8 +74,7 @@ describe('the in-memory limiter across a restart', () => {
     )
     expect(statuses.filter((status) => status === 200).length).toBe(60)
     expect(await fresh.server.stop()).toBe(0)
-    const again = await startServer({ DATABASE_PATH: fresh.db, LOG_LEVEL: 'warn' })
-    fresh.server = again
+    const again = await restart(fresh.db)
     expect((await quota(again.url, fresh.key)).bannedUntil).toBeGreaterThan(Date.now() / 1000)
     const refused = await fetch(`${again.url}/v1/pets`, { headers: { authorization: `Bearer ${fresh.key}` } })
     expect(((await refused.json()) as { code: string }).code).toBe('key_banned')
