@@ -1,6 +1,7 @@
+import type { Server } from 'bun'
 import { createApp } from './app'
 import type { Io } from './command_line'
-import type { Config } from './config'
+import { type Config, ConfigError } from './config'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
 import { issueFirstKey } from './keys/issue'
 import { PLAN_LIMITS } from './keys/plans'
@@ -28,10 +29,13 @@ export interface RunningService {
 /** How long a stop keeps serving, with `Connection: close`, so keep-alive clients leave cleanly. */
 export const DRAIN_MS = 500
 
-/** Opens the stores (`sqlitePath`: the `--db` option), makes the first key if there is none, connects the limiter, and listens. */
+/**
+ * Opens the stores (`sqlitePath`: the `--db` option), connects the limiter,
+ * listens, and only then makes the first key if there is none, so a start
+ * that cannot listen (a port in use) never makes a key nobody sees.
+ */
 export async function startService(config: Config, io: Io, sqlitePath?: string): Promise<RunningService> {
   const stores = await openStores({ config, sqlitePath, serving: true })
-  await createFirstKey(stores.keys, io)
   const logger = createLogger(config.logLevel)
   const limiter = await openLimiter(config, logger, io)
   // Counts and bans outlive a restart: read back now, written every few seconds and on stop.
@@ -39,6 +43,11 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     limiter instanceof MemoryRateLimiter && stores.limiterState !== undefined
       ? keepLimiterState(limiter, stores.limiterState, { clock: Date.now, logger })
       : undefined
+  const release = async () => {
+    keeper?.stop()
+    limiter.close?.()
+    await stores.close()
+  }
   const app = createApp({
     pets: stores.pets,
     keys: stores.keys,
@@ -50,21 +59,34 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     socketAddress: (request) => server.requestIP(request)?.address,
   })
   let draining = false
-  const server = Bun.serve({
-    port: config.port,
-    hostname: config.host,
-    // A second server on a busy port must fail, not share it silently.
-    reusePort: false,
-    maxRequestBodySize: BUN_MAX_BODY_BYTES,
-    // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
-    idleTimeout: config.idleTimeoutSeconds,
-    async fetch(request) {
-      const response = await app.fetch(request)
-      // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
-      if (draining) response.headers.set('connection', 'close')
-      return response
-    },
-  })
+  let server: Server<undefined>
+  try {
+    server = Bun.serve({
+      port: config.port,
+      hostname: config.host,
+      // A second server on a busy port must fail, not share it silently.
+      reusePort: false,
+      maxRequestBodySize: BUN_MAX_BODY_BYTES,
+      // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
+      idleTimeout: config.idleTimeoutSeconds,
+      async fetch(request) {
+        const response = await app.fetch(request)
+        // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
+        if (draining) response.headers.set('connection', 'close')
+        return response
+      },
+    })
+  } catch (error) {
+    await release()
+    throw listenError(error, config)
+  }
+  try {
+    await announceKeys(stores.keys, io)
+  } catch (error) {
+    server.stop(true)
+    await release()
+    throw error
+  }
   // A wildcard address is not something to paste into a browser; loopback is.
   const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
   const url = `http://${host}:${server.port}`
@@ -83,10 +105,30 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
       const finished = await Promise.race([server.stop().then(() => true), Bun.sleep(timeoutMs).then(() => false)])
       if (!finished) await server.stop(true)
-      keeper?.stop()
-      limiter.close?.()
-      await stores.close()
+      await release()
     },
+  }
+}
+
+/** Why Bun could not listen, as the setting to change: a busy or forbidden port, or an address this host lacks. */
+function listenError(error: unknown, { port, host }: Config): unknown {
+  switch ((error as { code?: string }).code) {
+    case 'EADDRINUSE':
+      return new ConfigError(
+        'PORT',
+        `port ${port} on ${host} is already in use; stop what holds it or choose another PORT`,
+      )
+    case 'EACCES':
+      return new ConfigError(
+        'PORT',
+        `port ${port} needs more privileges than this process has; choose a PORT above 1023`,
+      )
+    case 'EADDRNOTAVAIL':
+    case 'EINVAL':
+    case 'ENOTFOUND':
+      return new ConfigError('HOST', `cannot listen on "${host}": not an address of this machine`)
+    default:
+      return error
   }
 }
 
@@ -107,10 +149,17 @@ async function openLimiter(config: Config, logger: Logger, io: Io): Promise<Rate
   return limiter
 }
 
-/** On a database with no keys, makes one Free key and shows it once, as Elasticsearch does with its first password. */
-async function createFirstKey(keys: KeyStore, io: Io): Promise<void> {
+/**
+ * On a database with no keys, makes one Free key and shows it once, as
+ * Elasticsearch does with its first password; on one with keys, says how to
+ * make another (a key that was made but never seen is then easy to replace).
+ */
+async function announceKeys(keys: KeyStore, io: Io): Promise<void> {
   const issued = await issueFirstKey(keys, { name: 'first key', plan: 'free', ...PLAN_LIMITS.free })
-  if (issued === undefined) return
+  if (issued === undefined) {
+    io.err(`API keys exist; to make another: ${KEY_COMMANDS.source}, or ${KEY_COMMANDS.binary}`)
+    return
+  }
   const { key, secret } = issued
   io.err(
     [
@@ -120,9 +169,15 @@ async function createFirstKey(keys: KeyStore, io: Io): Promise<void> {
       `  ${secret}`,
       '',
       `Call the API with "Authorization: Bearer <key>". Make more keys with`,
-      `  npm run keys -- create --plan pro --name NAME     (from the source tree)`,
-      `  animal-store keys create --plan pro --name NAME   (with the binary)`,
+      `  ${KEY_COMMANDS.source}     (from the source tree)`,
+      `  ${KEY_COMMANDS.binary}   (with the binary)`,
       '',
     ].join('\n'),
   )
+}
+
+/** How to make a key, from the source tree and with the binary. */
+const KEY_COMMANDS = {
+  source: 'npm run keys -- create --plan pro --name NAME',
+  binary: 'animal-store keys create --plan pro --name NAME',
 }

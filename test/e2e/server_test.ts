@@ -67,10 +67,11 @@ describe('serve over a real port', () => {
     expect(await eventually(limit, '1000')).toBe('1000')
   })
 
-  test('prints no key on a later start with the same database', async () => {
+  test('prints no key on a later start with the same database, only how to make one', async () => {
     await server.stop()
     server = await startServer({ DATABASE_PATH: db })
     expect(server.stderr()).not.toContain('ask_')
+    expect(server.stderr()).toContain('API keys exist; to make another: npm run keys -- create')
     const response = await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })
     expect(response.status).toBe(200)
     expect(((await response.json()) as { name: string }[]).map((p) => p.name)).toEqual(['Rex'])
@@ -87,6 +88,45 @@ describe('serve refuses a bad configuration', () => {
     expect(result.code).toBe(2)
     expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stderr).toContain(`${variable}:`)
+  })
+
+  test('exits 2 naming PORT when the port is in use, having made no key; a start on a free port then shows one', async () => {
+    const workspace = tempDir('animal-store-busy-port-')
+    const holder = Bun.serve({ port: 0, hostname: '127.0.0.1', reusePort: false, fetch: () => new Response('mine') })
+    try {
+      const db = join(workspace.dir, 'store.sqlite')
+      const env = { DATABASE_PATH: db, HOST: '127.0.0.1', PORT: String(holder.port) }
+      const busy = await runCli(['serve'], env)
+      expect(busy.code).toBe(2)
+      expect(busy.stderr.trim().split('\n')).toEqual([
+        `Configuration error: PORT: port ${holder.port} on 127.0.0.1 is already in use; stop what holds it or choose another PORT`,
+      ])
+      expect(JSON.parse((await runCli(['keys', 'list', '--json', '--db', db])).stdout)).toEqual([])
+      const started = await startServer({ DATABASE_PATH: db })
+      try {
+        expect(started.stderr()).toContain('one Free key')
+        expect(started.stderr().match(/ask_/g)).toHaveLength(1)
+      } finally {
+        await started.stop()
+      }
+    } finally {
+      holder.stop(true)
+      workspace.cleanup()
+    }
+  })
+
+  test('exits 2 naming HOST when it is not an address of this machine', async () => {
+    const workspace = tempDir('animal-store-bad-host-')
+    try {
+      const env = { DATABASE_PATH: join(workspace.dir, 'store.sqlite'), HOST: '203.0.113.9', PORT: '0' }
+      const result = await runCli(['serve'], env)
+      expect(result.code).toBe(2)
+      expect(result.stderr.trim().split('\n')).toEqual([
+        'Configuration error: HOST: cannot listen on "203.0.113.9": not an address of this machine',
+      ])
+    } finally {
+      workspace.cleanup()
+    }
   })
 
   test('exits 2 naming DATABASE_PATH when the database cannot be created', async () => {
