@@ -23,8 +23,8 @@ const GUARD_RESPONSES = {
 
 /** What only the document says; the rest comes from the routes. */
 export interface OpenApiOptions {
-  /** Public base URL without `/v1`; without it the server is the relative `/v1`. */
-  publicUrl?: string
+  /** The service's base URL without `/v1` (PUBLIC_URL, else the request's scheme and host), as `Link` and `Location` use it. */
+  baseUrl: string
 }
 
 /**
@@ -33,7 +33,7 @@ export interface OpenApiOptions {
  * schemas and `detail`) through @elysiajs/openapi's generator; this adds
  * what every operation shares and the components.
  */
-export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptions = {}): Document {
+export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions): Document {
   const generated = toOpenAPISchema(app, undefined, undefined, undefined, '3.1.0')
   const paths: OpenAPIV3_1.PathsObject = {}
   for (const [path, item] of Object.entries(generated.paths)) {
@@ -49,12 +49,7 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
       description: API_DESCRIPTION,
       license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
-    servers: [
-      {
-        url: `${publicUrl ?? ''}${API_PREFIX}`,
-        description: publicUrl ? 'This service' : 'This service, relative to this document',
-      },
-    ],
+    servers: serversOf(baseUrl),
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'pets', description: 'The animals of the store' },
@@ -81,6 +76,11 @@ export function buildOpenApiDocument(app: AnyElysia, { publicUrl }: OpenApiOptio
       responses: RESPONSES,
     },
   })
+}
+
+/** The document's `servers`: absolute, so a client generated outside a browser knows where to call. */
+export function serversOf(baseUrl: string): OpenAPIV3_1.ServerObject[] {
+  return [{ url: `${baseUrl}${API_PREFIX}`, description: 'This service' }]
 }
 
 function completeOperation(operation: Operation): void {

@@ -1,7 +1,9 @@
 import { type AnyElysia, Elysia } from 'elysia'
+import type { OpenAPIV3_1 } from 'openapi-types'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
-import { buildOpenApiDocument } from './openapi'
+import { baseUrl } from '../http/url'
+import { buildOpenApiDocument, serversOf } from './openapi'
 
 /** What the docs routes need. */
 export interface DocsOptions {
@@ -46,13 +48,17 @@ const DAY = 'public, max-age=86400'
  * work air-gapped. None of them needs a key.
  */
 export function docsRoutes({ app, publicUrl }: DocsOptions) {
-  let document: string | undefined
+  let document: OpenAPIV3_1.Document | undefined
   return new Elysia({ name: 'docs' })
     .get(
       '/openapi.json',
-      () => {
-        document ??= JSON.stringify(buildOpenApiDocument(app(), { publicUrl }))
-        return new Response(document, { headers: { 'content-type': 'application/json; charset=utf-8' } })
+      ({ request }) => {
+        // Built once; only `servers` follows the request, as `Link` and `Location` do (not cached per host,
+        // which a client could grow without bound).
+        const base = baseUrl(publicUrl, request.url)
+        document ??= buildOpenApiDocument(app(), { baseUrl: base })
+        const served = { ...document, servers: serversOf(base) }
+        return new Response(JSON.stringify(served), { headers: { 'content-type': 'application/json; charset=utf-8' } })
       },
       { detail: { hide: true } },
     )

@@ -58,7 +58,8 @@ describeEachStore('GET /openapi.json', () => {
     const document = await servedDocument()
     expect(document.openapi).toStartWith('3.1')
     expect(document.info.version).toBe('1.0.0')
-    expect(document.servers).toEqual([expect.objectContaining({ url: '/v1' })])
+    // Absolute, from the request's scheme and host without PUBLIC_URL, as Link and Location are.
+    expect(document.servers).toEqual([expect.objectContaining({ url: 'http://localhost/v1' })])
     expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}', '/rate_limit'])
     const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
     expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit'])
@@ -81,6 +82,14 @@ describeEachStore('GET /openapi.json', () => {
     expect(document.paths['/pets'].post.parameters ?? []).not.toContainEqual({
       $ref: '#/components/parameters/IfNoneMatch',
     })
+  })
+
+  test('builds servers from each request, like Link and Location', async () => {
+    const { app } = await makeTestApp()
+    for (const origin of ['http://api.example:8080', 'http://127.0.0.1:3000']) {
+      const document = await json(await app.handle(new Request(`${origin}/openapi.json`)))
+      expect(document.servers).toEqual([{ url: `${origin}/v1`, description: 'This service' }])
+    }
   })
 
   test('puts PUBLIC_URL in servers', async () => {
