@@ -20,9 +20,17 @@ const idempotencyHours = IDEMPOTENCY_TTL_MS / 3_600_000
  */
 export const API_DESCRIPTION = `Manages the animals held in a store.
 
+## Getting a key and trying it here
+1. Get an API key (\`ask_...\`) from whoever runs the service. They make one with
+   \`animal-store keys create --plan free --name NAME\` (from the source tree:
+   \`npm run keys -- create --plan free --name NAME\`); the first start on an empty database prints one
+   Free key on its own.
+2. Press **Authorize** below, paste the key, and close the dialog.
+3. Open an operation, press **Try it out**, then **Execute**.
+
 ## Keys
 Every operation needs an API key as a bearer token: \`Authorization: Bearer ask_...\` (the word
-\`Bearer\` in any case; in this page, press **Authorize** and paste the key). Under \`/v1\` the key is
+\`Bearer\` in any case). Under \`/v1\` the key is
 checked before anything else: without a valid one, an unknown path, a wrong method or a bad body is a
 401 \`unauthorized\` with \`WWW-Authenticate\` like any other request. A presented key that is malformed,
 unknown or revoked adds \`error="invalid_token"\` and a description to the challenge (RFC 6750 §3).
@@ -90,4 +98,5 @@ limits, so guessing keys is throttled too; an IPv6 caller is counted per /${DEFA
 \`GET /pets/{petId}\` is deprecated (\`Deprecation: ${GET_PET_DEPRECATED}\`, RFC 9745) and goes away at
 its \`Sunset\` (${GET_PET_SUNSET}, RFC 8594). Every answer of that path, a 401 or a 429 included, carries
 both and \`Link: <.../v1/pets>; rel="successor-version", <.../docs#/pets/getPet>; rel="deprecation"\`.
-To read one animal, list instead: \`GET /pets?after=<id − 1>&limit=1\` answers it first when it exists.`
+To read one animal, list instead: \`GET /pets?after=<id − 1>&limit=1\` answers a one-animal page; check that
+its \`id\` is the one wanted (if not, no animal has that id).`

@@ -13,12 +13,12 @@ type Document = OpenAPIV3_1.Document
 type Operation = OpenAPIV3_1.OperationObject
 type Schema = OpenAPIV3_1.SchemaObject
 
-/** What every operation under /v1 may answer besides its own responses: the guard's refusals and a 500. */
+/** What every operation under /v1 may answer besides its own responses: the guard's refusals, a 500 and a 503. */
 const GUARD_RESPONSES = {
   401: response('Unauthorized'),
   429: response('TooManyRequests'),
   500: response('InternalError'),
-  503: response('RateLimiterUnavailable'),
+  503: response('Unavailable'),
 }
 
 /** What only the document says; the rest comes from the routes. */
@@ -47,7 +47,6 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
       title: 'Animal Store',
       version: '1.0.0',
       description: API_DESCRIPTION,
-      license: { name: 'UNLICENSED', identifier: 'UNLICENSED' },
     },
     servers: serversOf(baseUrl),
     security: [{ bearerAuth: [] }],
@@ -94,6 +93,12 @@ function completeOperation(operation: Operation): void {
         (_, dash: string, letter: string) => dash + letter.toUpperCase(),
       )
   }
+  // Swagger UI shows a parameter's own description and example, not its schema's: lift them up.
+  for (const parameter of (operation.parameters ?? []) as OpenAPIV3_1.ParameterObject[]) {
+    const schema = parameter.schema as Schema | undefined
+    if (schema?.description && !parameter.description) parameter.description = schema.description
+    if (schema?.examples?.length && parameter.example === undefined) parameter.example = schema.examples[0]
+  }
   // An operation that can answer 304 takes If-None-Match (the generator keeps only the route's schemas' parameters).
   if (operation.responses[304])
     operation.parameters = [...(operation.parameters ?? []), ref('parameters', 'IfNoneMatch')]
@@ -106,7 +111,12 @@ function completeOperation(operation: Operation): void {
     operation.requestBody = {
       required: true,
       description: `A JSON object of at most ${MAX_BODY_BYTES} bytes`,
-      content: { 'application/json': { schema: ref('schemas', 'NewPet') } },
+      content: {
+        'application/json': {
+          schema: ref('schemas', 'NewPet'),
+          example: { name: 'Rex', categoryId: 1, status: 'available' },
+        },
+      },
     }
   }
 }

@@ -159,8 +159,8 @@ export const RESPONSES = {
     headers: { ...EVERY_RESPONSE_HEADERS, ETag: header('ETag') },
   },
   InternalError: errorResponse(['internal_error'], { example: 'Internal server error' }),
-  RateLimiterUnavailable: errorResponse(['rate_limiter_unavailable'], {
-    example: 'The rate limiter cannot be reached; retry shortly',
+  Unavailable: errorResponse(['unavailable', 'rate_limiter_unavailable'], {
+    example: 'The database does not answer; retry shortly',
     headers: { 'Retry-After': header('RetryAfter') },
   }),
 } satisfies Record<string, ResponseObject>

@@ -12,6 +12,11 @@ export interface DocsOptions {
   publicUrl?: string
 }
 
+/** The docs page's icon, inline, so showing it costs no request. */
+const FAVICON_SVG =
+  '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">🐾</text></svg>'
+const FAVICON_DATA_URL = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`
+
 // Relative URLs, so the page also works under a proxy's path prefix. No
 // validator badge: Swagger UI would otherwise send the document to swagger.io.
 const PAGE = `<!doctype html>
@@ -20,6 +25,7 @@ const PAGE = `<!doctype html>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Animal Store API</title>
+  <link rel="icon" href="${FAVICON_DATA_URL}">
   <link rel="stylesheet" href="docs/swagger-ui.css">
 </head>
 <body>
@@ -43,39 +49,49 @@ const PAGE = `<!doctype html>
 const DAY = 'public, max-age=86400'
 
 /**
- * `GET /openapi.json` and the Swagger UI at `/docs`, every asset served from
+ * `GET /openapi.json`, the Swagger UI at `/docs` and its icon, every asset served from
  * the local swagger-ui-dist (embedded in the compiled binary), so the docs
  * work air-gapped. None of them needs a key.
  */
 export function docsRoutes({ app, publicUrl }: DocsOptions) {
   let document: OpenAPIV3_1.Document | undefined
-  return new Elysia({ name: 'docs' })
-    .get(
-      '/openapi.json',
-      ({ request }) => {
-        // Built once; only `servers` follows the request, as `Link` and `Location` do (not cached per host,
-        // which a client could grow without bound).
-        const base = baseUrl(publicUrl, request.url)
-        document ??= buildOpenApiDocument(app(), { baseUrl: base })
-        const served = { ...document, servers: serversOf(base) }
-        return new Response(JSON.stringify(served), { headers: { 'content-type': 'application/json; charset=utf-8' } })
-      },
-      { detail: { hide: true } },
-    )
-    .get(
-      '/docs',
-      ({ request }) => {
-        // "/docs/" would resolve the page's relative URLs one folder too deep.
-        if (new URL(request.url).pathname.endsWith('/'))
-          return new Response(null, { status: 308, headers: { location: '../docs' } })
-        return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
-      },
-      { detail: { hide: true } },
-    )
-    .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), {
-      detail: { hide: true },
-    })
-    .get('/docs/swagger-ui.css', () => asset(swaggerCss, 'text/css; charset=utf-8'), { detail: { hide: true } })
+  return (
+    new Elysia({ name: 'docs' })
+      .get(
+        '/openapi.json',
+        ({ request }) => {
+          // Built once; only `servers` follows the request, as `Link` and `Location` do (not cached per host,
+          // which a client could grow without bound).
+          const base = baseUrl(publicUrl, request.url)
+          document ??= buildOpenApiDocument(app(), { baseUrl: base })
+          const served = { ...document, servers: serversOf(base) }
+          return new Response(JSON.stringify(served), {
+            headers: { 'content-type': 'application/json; charset=utf-8' },
+          })
+        },
+        { detail: { hide: true } },
+      )
+      .get(
+        '/docs',
+        ({ request }) => {
+          // "/docs/" would resolve the page's relative URLs one folder too deep.
+          if (new URL(request.url).pathname.endsWith('/'))
+            return new Response(null, { status: 308, headers: { location: '../docs' } })
+          return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+        },
+        { detail: { hide: true } },
+      )
+      .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), {
+        detail: { hide: true },
+      })
+      .get('/docs/swagger-ui.css', () => asset(swaggerCss, 'text/css; charset=utf-8'), { detail: { hide: true } })
+      // Browsers ask for it on any page they show (the JSON document, say): the same icon, not a 404 in the console.
+      .get(
+        '/favicon.ico',
+        () => new Response(FAVICON_SVG, { headers: { 'content-type': 'image/svg+xml', 'cache-control': DAY } }),
+        { detail: { hide: true } },
+      )
+  )
 }
 
 function asset(path: string, contentType: string): Response {

@@ -142,7 +142,8 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
           summary: 'Get an animal (deprecated)',
           description:
             `Deprecated: this operation will be removed on 5 December 2030 (Sunset: ${GET_PET_SUNSET}). ` +
-            'List with `GET /pets` instead (from `after` = the wanted id − 1, with `limit=1`). Every response, a 401 or a ' +
+            'List with `GET /pets` instead: `GET /pets?after={id − 1}&limit=1` answers a one-animal page; it is the ' +
+            'wanted one when its `id` matches (else that id does not exist). Every response, a 401 or a ' +
             '429 included, carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version", ' +
             '<.../docs#/pets/getPet>; rel="deprecation"`.',
           deprecated: true,

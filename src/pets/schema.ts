@@ -7,7 +7,10 @@ export const MAX_ID = Number.MAX_SAFE_INTEGER
 
 /** Availability of a pet. */
 export const PetStatus = withoutDefault(
-  t.UnionEnum(['available', 'pending', 'sold'], { description: 'Availability status of the animal' }),
+  t.UnionEnum(['available', 'pending', 'sold'], {
+    description: 'Availability status of the animal',
+    examples: ['available'],
+  }),
 )
 export type PetStatus = Static<typeof PetStatus>
 
@@ -40,7 +43,13 @@ export type NewPet = Static<typeof NewPet>
 /** The stored and returned shape. */
 export const Pet = Type.Object(
   {
-    id: Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Assigned by the service' }),
+    id: Type.Integer({
+      minimum: 1,
+      maximum: MAX_ID,
+      format: 'int64',
+      description: 'Assigned by the service',
+      examples: [42],
+    }),
     name: Name,
     categoryId: CategoryId,
     status: PetStatus,
@@ -62,7 +71,8 @@ export const ListPetsQuery = Type.Object(
         minimum: 1,
         maximum: MAX_LIMIT,
         default: DEFAULT_LIMIT,
-        description: 'Maximum number of animals returned',
+        description: `How many animals at most: 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`,
+        examples: [DEFAULT_LIMIT],
       }),
     ),
     status: Type.Optional(PetStatus),
@@ -70,7 +80,11 @@ export const ListPetsQuery = Type.Object(
       Type.Integer({
         minimum: 0,
         maximum: MAX_ID,
-        description: 'Return only animals whose id is above this one (keyset paging)',
+        description:
+          'The last id already seen: only animals with a higher id (keyset paging; the `Link` of a page names the next). ' +
+          '0 to 2^53 − 1',
+        // Swagger UI fills "Try it out" with a parameter's example: 0 shows where a walk starts and filters nothing.
+        examples: [0],
       }),
     ),
   },
@@ -86,13 +100,20 @@ export const CreatePetHeaders = Type.Object({
       maxLength: 255,
       pattern: PRINTABLE_ASCII,
       description: 'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201',
+      examples: ['3f1c2a8e-5b7d-4c39-9a61-0e2d7b4f8c15'],
     }),
   ),
 })
 
 /** Path of `GET /pets/{petId}`. */
 export const PetIdParams = Type.Object({
-  petId: Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description: 'Identifier of the animal' }),
+  petId: Type.Integer({
+    minimum: 1,
+    maximum: MAX_ID,
+    format: 'int64',
+    description: 'Identifier of the animal: 1 to 2^53 − 1',
+    examples: [1],
+  }),
 })
 
 /**

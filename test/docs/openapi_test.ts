@@ -250,6 +250,16 @@ describe('GET /docs', () => {
     }
   })
 
+  test('has an icon: inline in the page, and at /favicon.ico for the other pages a browser shows', async () => {
+    const { call } = await makeTestApp()
+    const html = await (await call('GET', '/docs', { key: null })).text()
+    expect(html).toContain('<link rel="icon" href="data:image/svg+xml,')
+    const icon = await call('GET', '/favicon.ico', { key: null })
+    expect(icon.status).toBe(200)
+    expect(icon.headers.get('content-type')).toBe('image/svg+xml')
+    expect(await icon.text()).toStartWith('<svg')
+  })
+
   test('redirects /docs/ to /docs so relative asset URLs resolve', async () => {
     const { call } = await makeTestApp()
     const response = await call('GET', '/docs/', { key: null })
