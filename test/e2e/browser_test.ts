@@ -58,6 +58,9 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     mkdirSync(SCREENSHOTS, { recursive: true })
     await page.screenshot({ path: join(SCREENSHOTS, 'swagger-ui-operations.png') })
 
+    // The page says how to get a key before anything else.
+    expect(await page.locator('.information-container').innerText()).toContain('Getting a key and trying it here')
+
     await page.locator('.auth-wrapper .authorize').click()
     await page.locator('.modal-ux input').fill(secret)
     await page.locator('.modal-ux button.authorize').click()
@@ -65,6 +68,10 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
 
     const list = page.locator('#operations-pets-listPets')
     await list.locator('.opblock-summary').click()
+    // The limit parameter's row shows its range and default, not only "Default value: 20".
+    const limitRow = await list.locator('tr[data-param-name="limit"]').innerText()
+    expect(limitRow).toContain('1 to 100')
+    expect(limitRow).toContain('20')
     await list.locator('.try-out__btn').click()
     await list.locator('.execute').click()
     const listStatus = list.locator('.live-responses-table .response .response-col_status').first()
