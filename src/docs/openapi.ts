@@ -47,6 +47,8 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
       title: 'Animal Store',
       version: '1.0.0',
       description: API_DESCRIPTION,
+      // Each deployment has its own operator; the service cannot know their address, only say who they are.
+      contact: { name: 'The operator of this deployment, who issues its API keys' },
     },
     servers: serversOf(baseUrl),
     security: [{ bearerAuth: [] }],

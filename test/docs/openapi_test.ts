@@ -54,6 +54,38 @@ describeEachStore('GET /openapi.json', () => {
     }
   }, 60_000)
 
+  test("passes Spectral's spectral:oas ruleset with no errors and no warnings", async () => {
+    const document = await servedDocument('https://pets.example')
+    const workspace = tempDir('animal-store-spectral-')
+    try {
+      const file = join(workspace.dir, 'openapi.json')
+      const ruleset = join(workspace.dir, '.spectral.yaml')
+      await Bun.write(file, JSON.stringify(document))
+      await Bun.write(ruleset, 'extends: ["spectral:oas"]\n')
+      const lint = Bun.spawn(
+        [
+          join(import.meta.dir, '../../node_modules/.bin/spectral'),
+          'lint',
+          file,
+          '--ruleset',
+          ruleset,
+          '--format',
+          'json',
+          '--quiet',
+        ],
+        { stdout: 'pipe', stderr: 'pipe' },
+      )
+      const [stdout, code] = await Promise.all([new Response(lint.stdout).text(), lint.exited])
+      const problems = (JSON.parse(stdout) as { code: string; message: string; severity: number }[]).map(
+        ({ code, message, severity }) => `${['error', 'warning', 'info', 'hint'][severity]} ${code}: ${message}`,
+      )
+      expect(problems.filter((problem) => /^(error|warning) /.test(problem))).toEqual([])
+      expect(code).toBe(0)
+    } finally {
+      workspace.cleanup()
+    }
+  }, 60_000)
+
   test('describes exactly the four operations, under a server ending in /v1', async () => {
     const document = await servedDocument()
     expect(document.openapi).toStartWith('3.1')
