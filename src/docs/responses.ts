@@ -82,7 +82,12 @@ export function header(name: keyof typeof HEADERS): OpenAPIV3_1.ReferenceObject 
   return ref('headers', name)
 }
 
-/** Headers on every response under /v1: the rate limit and the request id. */
+/**
+ * Headers on every response under /v1: the rate limit and the request id.
+ * Success responses and the 429 list them all; the other errors list the
+ * request id and say in their description that the rest come too, so an
+ * expanded operation in Swagger UI is not a wall of the same eight rows.
+ */
 export const EVERY_RESPONSE_HEADERS = {
   'X-RateLimit-Limit': header('XRateLimitLimit'),
   'X-RateLimit-Remaining': header('XRateLimitRemaining'),
@@ -113,9 +118,14 @@ export interface ErrorResponseOptions {
   example: string
   /** Instead of the meanings from ERROR_CODES, when this operation says it more exactly. */
   description?: string
-  /** Headers beyond EVERY_RESPONSE_HEADERS. */
+  /** Headers beyond the request id (and beyond EVERY_RESPONSE_HEADERS with `allHeaders`). */
   headers?: Record<string, HeaderOrRef>
+  /** List every rate-limit header, not only name them in the description: for the answers that are about them (429). */
+  allHeaders?: boolean
 }
+
+/** Said by an error response that does not list the rate-limit headers it carries. */
+const RATE_LIMIT_HEADERS_TOO = ' (with the X-RateLimit-* and RateLimit headers, as every /v1 answer)'
 
 /**
  * The response of the Error codes `codes`, which share one status, described
@@ -125,9 +135,12 @@ export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: Error
   const [first] = codes
   const status = ERROR_CODES[first].status
   if (codes.some((code) => ERROR_CODES[code].status !== status)) throw new Error(`${codes.join(', ')} differ in status`)
+  const description = options.description ?? codes.map((code) => `${code}: ${ERROR_CODES[code].meaning}`).join('; ')
   return {
-    description: options.description ?? codes.map((code) => `${code}: ${ERROR_CODES[code].meaning}`).join('; '),
-    headers: { ...EVERY_RESPONSE_HEADERS, ...options.headers },
+    description: options.allHeaders ? description : `${description}${RATE_LIMIT_HEADERS_TOO}`,
+    headers: options.allHeaders
+      ? { ...EVERY_RESPONSE_HEADERS, ...options.headers }
+      : { 'X-Request-Id': EVERY_RESPONSE_HEADERS['X-Request-Id'], ...options.headers },
     content: {
       'application/json': {
         schema: ref('schemas', 'Error'),
@@ -149,14 +162,15 @@ export const RESPONSES = {
   }),
   UnsupportedMediaType: errorResponse(['unsupported_media_type'], { example: 'Content-Type must be application/json' }),
   TooManyRequests: errorResponse(['rate_limit_exceeded', 'key_banned'], {
+    allHeaders: true,
     example: 'Rate limit of 60 requests per minute exceeded; retry after 12 s',
     headers: { 'Retry-After': header('RetryAfter') },
   }),
   NotModified: {
     description:
       'Not Modified: the If-None-Match tag still matches. No body; the ETag and the rate-limit headers, and it ' +
-      'counts nothing against the quota (the headers show the quota as before the request)',
-    headers: { ...EVERY_RESPONSE_HEADERS, ETag: header('ETag') },
+      'counts nothing against the quota; its X-RateLimit-* and RateLimit headers show the quota as before the request',
+    headers: { 'X-Request-Id': EVERY_RESPONSE_HEADERS['X-Request-Id'], ETag: header('ETag') },
   },
   InternalError: errorResponse(['internal_error'], { example: 'Internal server error' }),
   Unavailable: errorResponse(['unavailable', 'rate_limiter_unavailable'], {

@@ -158,27 +158,29 @@ describeEachStore('GET /openapi.json', () => {
     for (const [path, method] of OPERATIONS) expect(document.paths[path][method].security).toEqual([{ bearerAuth: [] }])
   })
 
-  test('lists every response each operation can give, with the rate-limit headers on each', async () => {
+  test('lists every response each operation can give, with the rate-limit headers: listed, or named', async () => {
     const document = await servedDocument()
     const resolve = (response: { $ref?: string }) =>
       response.$ref ? document.components.responses[response.$ref.split('/').pop()!] : response
+    const rateLimitHeaders = [
+      'X-RateLimit-Limit',
+      'X-RateLimit-Remaining',
+      'X-RateLimit-Reset',
+      'X-RateLimit-Used',
+      'X-RateLimit-Resource',
+      'RateLimit-Policy',
+      'RateLimit',
+    ]
     for (const [path, method, , statuses] of OPERATIONS) {
       const responses = document.paths[path][method].responses
       expect(Object.keys(responses)).toEqual([...statuses])
       for (const status of statuses) {
         const response = resolve(responses[status])
-        expect(Object.keys(response.headers)).toEqual(
-          expect.arrayContaining([
-            'X-RateLimit-Limit',
-            'X-RateLimit-Remaining',
-            'X-RateLimit-Reset',
-            'X-RateLimit-Used',
-            'X-RateLimit-Resource',
-            'RateLimit-Policy',
-            'RateLimit',
-            'X-Request-Id',
-          ]),
-        )
+        expect(response.headers).toHaveProperty('X-Request-Id')
+        // Successes and the 429 list them; the other answers name them, so Swagger UI is not a wall of rows.
+        if (status.startsWith('2') || status === '429')
+          expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(rateLimitHeaders))
+        else expect(response.description).toContain('X-RateLimit-* and RateLimit headers')
         if (Number(status) >= 400)
           expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
         if (status === '429' || status === '503') expect(response.headers).toHaveProperty('Retry-After')
