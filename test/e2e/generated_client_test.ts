@@ -1,0 +1,128 @@
+import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { existsSync, mkdirSync, rmSync } from 'node:fs'
+import { join } from 'node:path'
+import { FREE, makeTestApp } from '../helpers'
+
+// The client developer's own install (openapi-typescript needs TypeScript 5; the service's tsc is 7).
+const CLIENT_DIR = join(import.meta.dir, '..', 'generated_client')
+const OUT = join(CLIENT_DIR, 'out')
+const bin = (name: string) => join(CLIENT_DIR, 'node_modules', '.bin', name)
+
+/**
+ * What a client developer writes against the generated types: every call
+ * checked by tsc --strict, every answer read through them. It prints one JSON
+ * line of what it saw.
+ */
+const CLIENT = `import createClient from 'openapi-fetch'
+import type { components, paths } from './schema'
+
+declare const process: { argv: string[] }
+type Pet = components['schemas']['Pet']
+type ApiError = components['schemas']['Error']
+
+const [baseUrl, key] = process.argv.slice(2) as [string, string]
+const client = createClient<paths>({ baseUrl, headers: { authorization: \`Bearer \${key}\` } })
+
+const created: Pet[] = []
+for (const name of ['Rex', 'Tom', 'Kiki']) {
+  const { data, response } = await client.POST('/pets', { body: { name, categoryId: 1 } })
+  if (data === undefined) throw new Error(\`create: \${response.status}\`)
+  created.push(data)
+}
+
+// Every page, following Link: <...>; rel="next" to the end.
+const seen: Pet[] = []
+let after: number | undefined
+for (;;) {
+  const { data, response } = await client.GET('/pets', { params: { query: { limit: 2, after } } })
+  if (data === undefined) throw new Error(\`list: \${response.status}\`)
+  seen.push(...data)
+  const next = /<([^>]+)>; rel="next"/.exec(response.headers.get('link') ?? '')?.[1]
+  if (next === undefined) break
+  after = Number(new URL(next).searchParams.get('after'))
+}
+
+const one = await client.GET('/pets/{petId}', { params: { path: { petId: created[0]!.id } } })
+const invalid = await client.GET('/pets', { params: { query: { limit: 0 } } })
+const badRequest: ApiError | undefined = invalid.error
+const refused = await createClient<paths>({ baseUrl }).GET('/pets')
+const unauthorized: ApiError | undefined = refused.error
+
+console.log(JSON.stringify({
+  created: created.map((pet) => pet.name),
+  seen: seen.map((pet) => pet.name),
+  got: one.data?.name,
+  badRequest: [invalid.response.status, badRequest?.code],
+  unauthorized: [refused.response.status, unauthorized?.code],
+}))
+`
+
+/** Runs a command to its end, without blocking this process (the service under test answers in it). */
+async function run(command: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
+  const proc = Bun.spawn(command, { cwd, stdout: 'pipe', stderr: 'pipe' })
+  const [stdout, stderr, code] = await Promise.all([
+    new Response(proc.stdout).text(),
+    new Response(proc.stderr).text(),
+    proc.exited,
+  ])
+  return { code, stdout, stderr }
+}
+
+describe('a client generated from /openapi.json (openapi-typescript + openapi-fetch)', () => {
+  let stop: () => Promise<unknown>
+  let url: string
+  let secret: string
+
+  beforeAll(async () => {
+    // Installed on first use, from its own lock file, so the service's install stays lean.
+    if (!existsSync(bin('openapi-typescript'))) {
+      const install = await run(['npm', 'ci', '--no-audit', '--no-fund'], CLIENT_DIR)
+      if (install.code !== 0) throw new Error(`npm ci in test/generated_client failed:\n${install.stderr}`)
+    }
+    const made = await makeTestApp({}, FREE)
+    made.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
+    url = `http://127.0.0.1:${made.app.server!.port}`
+    secret = made.secret
+    stop = () => made.app.stop()
+    rmSync(OUT, { recursive: true, force: true })
+    mkdirSync(OUT, { recursive: true })
+  }, 180_000)
+  afterAll(async () => {
+    await stop?.()
+    rmSync(OUT, { recursive: true, force: true })
+  })
+
+  test('type-checks under tsc --strict and drives the API: create, list to the end, get, a typed 400 and 401', async () => {
+    const document = (await (await fetch(`${url}/openapi.json`)).json()) as { servers: { url: string }[] }
+    // The served servers entry is absolute: what a generator bakes in reaches the service.
+    const server = document.servers[0]!.url
+    expect(server).toBe(`${url}/v1`)
+    await Bun.write(join(OUT, 'openapi.json'), JSON.stringify(document))
+    const generate = await run([bin('openapi-typescript'), 'openapi.json', '-o', 'schema.d.ts'], OUT)
+    expect(generate.code).toBe(0)
+    await Bun.write(join(OUT, 'client.ts'), CLIENT)
+    // Strict, with the browser's globals only: no type package of this repository leaks in.
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'es2022',
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      lib: ['es2022', 'dom'],
+      types: [],
+    }
+    await Bun.write(join(OUT, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['client.ts'] }))
+    const check = await run([bin('tsc'), '-p', 'tsconfig.json'], OUT)
+    expect(check.stdout + check.stderr).toBe('')
+    expect(check.code).toBe(0)
+    const client = await run([process.execPath, 'client.ts', server, secret], OUT)
+    expect(client.stderr).toBe('')
+    expect(JSON.parse(client.stdout)).toEqual({
+      created: ['Rex', 'Tom', 'Kiki'],
+      seen: ['Rex', 'Tom', 'Kiki'],
+      got: 'Rex',
+      badRequest: [400, 'invalid_request'],
+      unauthorized: [401, 'unauthorized'],
+    })
+  }, 60_000)
+})
