@@ -104,11 +104,12 @@ export function jsonResponse(
   description: string,
   schema: OpenAPIV3_1.SchemaObject | OpenAPIV3_1.ReferenceObject,
   headers: Record<string, HeaderOrRef> = {},
+  example?: unknown,
 ): ResponseObject {
   return {
     description,
     headers: { ...EVERY_RESPONSE_HEADERS, ...headers },
-    content: { 'application/json': { schema } },
+    content: { 'application/json': example === undefined ? { schema } : { schema, example } },
   }
 }
 

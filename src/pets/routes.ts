@@ -17,7 +17,7 @@ import { API_PREFIX, baseUrl } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
-import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, PetIdParams } from './schema'
+import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, type Pet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
 
 /** What the pet routes need. */
@@ -69,6 +69,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
               'A page of animals in ascending id order',
               { type: 'array', items: ref('schemas', 'Pet') },
               { Link: header('NextLink'), ETag: header('ETag') },
+              [PET_EXAMPLE, { id: 43, name: 'Tom', categoryId: 2, status: 'sold' }],
             ),
             304: response('NotModified'),
             400: response('InvalidRequest'),
@@ -109,10 +110,12 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
             'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
           tags: ['pets'],
           responses: operationResponses({
-            201: jsonResponse('The stored animal, with the id the service assigned', ref('schemas', 'Pet'), {
-              Location: header('Location'),
-              'Idempotent-Replayed': header('IdempotentReplayed'),
-            }),
+            201: jsonResponse(
+              'The stored animal, with the id the service assigned',
+              ref('schemas', 'Pet'),
+              { Location: header('Location'), 'Idempotent-Replayed': header('IdempotentReplayed') },
+              PET_EXAMPLE,
+            ),
             400: response('InvalidRequest'),
             413: response('PayloadTooLarge'),
             415: response('UnsupportedMediaType'),
@@ -149,7 +152,12 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
           deprecated: true,
           tags: ['pets'],
           responses: operationResponses({
-            200: jsonResponse('The animal', ref('schemas', 'Pet'), { ...GET_PET_HEADERS, ETag: header('ETag') }),
+            200: jsonResponse(
+              'The animal',
+              ref('schemas', 'Pet'),
+              { ...GET_PET_HEADERS, ETag: header('ETag') },
+              PET_EXAMPLE,
+            ),
             304: responseWithHeaders('NotModified', GET_PET_HEADERS),
             400: errorResponse(['invalid_request'], {
               description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1',
@@ -172,6 +180,9 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
       },
     )
 }
+
+/** One animal as the examples of the document show it. */
+const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
 
 const IDEMPOTENCY_KEY_REUSED =
   'This Idempotency-Key was already used with a different body; use a new key for a new pet'

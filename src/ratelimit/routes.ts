@@ -46,7 +46,17 @@ export function rateLimitRoutes({ limiter, callers, clock }: RateLimitRoutesOpti
           'answers 200 also while the key is over its limit or banned, so a client can see when to come back.',
         tags: ['rate limits'],
         responses: operationResponses({
-          200: jsonResponse("The key's quota", ref('schemas', 'RateLimitStatus')),
+          200: jsonResponse(
+            "The key's quota",
+            ref('schemas', 'RateLimitStatus'),
+            {},
+            {
+              plan: 'free',
+              minute: { limit: 60, used: 12, remaining: 48, reset: 1795419060 },
+              day: { limit: 1000, used: 12, remaining: 988, reset: 1795478400 },
+              bannedUntil: null,
+            },
+          ),
         }),
       },
     },

@@ -124,6 +124,29 @@ describeEachStore('GET /openapi.json', () => {
     }
   })
 
+  test('shows an example on every parameter but status, on the create body and on every answer with a body', async () => {
+    const document = await servedDocument()
+    const resolve = (item: { $ref?: string }, kind: string) =>
+      item.$ref ? document.components[kind][item.$ref.split('/').pop()!] : item
+    for (const [path, method] of OPERATIONS) {
+      const operation = document.paths[path][method]
+      // status has none on purpose: Swagger UI would pre-select it and filter every list.
+      for (const parameter of (operation.parameters ?? []).map((p: { $ref?: string }) => resolve(p, 'parameters')))
+        if (parameter.name !== 'status')
+          expect({ [parameter.name]: parameter.example }).not.toEqual({ [parameter.name]: undefined })
+      for (const [status, answer] of Object.entries(operation.responses)) {
+        const content = resolve(answer as { $ref?: string }, 'responses').content?.['application/json']
+        if (content)
+          expect({ [`${path} ${status}`]: content.example }).not.toEqual({ [`${path} ${status}`]: undefined })
+      }
+    }
+    expect(document.paths['/pets'].post.requestBody.content['application/json'].example).toEqual({
+      name: 'Rex',
+      categoryId: 1,
+      status: 'available',
+    })
+  })
+
   test('puts PUBLIC_URL in servers', async () => {
     expect((await servedDocument('https://pets.example/api')).servers[0].url).toBe('https://pets.example/api/v1')
   })

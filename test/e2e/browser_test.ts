@@ -80,6 +80,9 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     expect(limitRow).toContain('1 to 100')
     expect(limitRow).toContain('20')
     await list.locator('.try-out__btn').click()
+    // "Try it out" pre-fills examples: none may filter the list a newcomer sees first.
+    expect(await list.locator('tr[data-param-name="status"] select').inputValue()).toBe('')
+    expect(await list.locator('tr[data-param-name="after"] input').inputValue()).toBe('0')
     await list.locator('.execute').click()
     const listStatus = list.locator('.live-responses-table .response .response-col_status').first()
     await listStatus.waitFor({ timeout: 15_000 })
