@@ -58,10 +58,11 @@ function isQuotaCheck(request: Request): boolean {
 /**
  * The single `onRequest` step in front of `/v1`: identify the caller, count
  * the request, then refuse it (429, or 401 without a valid key) or let it
- * through. Two requests with a valid key are not counted here: the quota
- * check, never, and a conditional GET, once its answer is known. It runs before routing, parsing and validation, so every outcome
+ * through. It runs before routing, parsing and validation, so every outcome
  * is counted and carries the rate-limit headers, and an unknown path, a bad
- * body or a wrong method without a valid key is a 401 like any other.
+ * body or a wrong method without a valid key is a 401 like any other. Two
+ * requests with a valid key are not counted here: the quota check, never,
+ * and a conditional GET, once its answer is known (ratelimit/settle.ts).
  */
 export function apiGuard({ keys, limiter, clock, trustProxy, ipv6Prefix, socketAddress, callers }: ApiGuardOptions) {
   // Async, so Elysia awaits it whichever limiter answers (it guesses from a hook's source otherwise).

@@ -86,12 +86,16 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     })
   }
 
-  /** Grows with every change (for the snapshot keeper). */
-  changes = 0
+  #changes = 0
+
+  /** Grows with every change, so the snapshot keeper skips an unchanged limiter. */
+  get changes(): number {
+    return this.#changes
+  }
 
   consume(subject: Subject, limits: Limits, now: number): RateDecision {
     this.#advanceTo(now)
-    this.changes++
+    this.#changes++
     const { rpm, rpd } = limits
     // Bans are rare: most requests skip the lookup.
     const banEnd = this.#bannedUntil.size === 0 ? undefined : this.#bannedUntil.get(subject)
@@ -102,9 +106,8 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     const minuteOfDay = this.#minuteOfDay()
     const minuteEnd = (this.#minute + 1) * MINUTE_MS
     const dayEnd = (this.#day + 1) * DAY_MS
-    const packed = packable(limits)
-    const anonymous = packed && !isKeySubject(subject)
-    const counters = (anonymous ? this.#anonymousCounters(subject) : this.#countersOf(subject, packed)) ?? {
+    const anonymous = this.#isAnonymous(subject, limits)
+    const counters = this.#countersFor(subject, limits, anonymous) ?? {
       usedToday: 0,
       minuteOfDay,
       usedThisMinute: 0,
@@ -153,15 +156,11 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
 
   refund(subject: Subject, limits: Limits, countedAt: number, now: number): Usage {
     this.#advanceTo(now)
-    this.changes++
-    const packed = packable(limits)
-    const anonymous = packed && !isKeySubject(subject)
-    const sameDay = Math.floor(countedAt / DAY_MS) === this.#day
-    const counters = !sameDay
-      ? undefined
-      : anonymous
-        ? this.#anonymousCounters(subject)
-        : this.#countersOf(subject, packed)
+    this.#changes++
+    const anonymous = this.#isAnonymous(subject, limits)
+    // Counted on an earlier UTC day: that day's counts are gone already.
+    const counters =
+      Math.floor(countedAt / DAY_MS) === this.#day ? this.#countersFor(subject, limits, anonymous) : undefined
     if (counters !== undefined) {
       if (counters.usedToday > 0) counters.usedToday--
       const countedMinute = this.#minuteOfDay() - (this.#minute - Math.floor(countedAt / MINUTE_MS))
@@ -190,7 +189,13 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     return unpack(value)
   }
 
-  #anonymousCounters(subject: Subject): Counters | undefined {
+  /** Whether a subject is held with the callers without a key: an address, on limits that pack. */
+  #isAnonymous(subject: Subject, limits: Limits): boolean {
+    return !isKeySubject(subject) && packable(limits)
+  }
+
+  #countersFor(subject: Subject, limits: Limits, anonymous: boolean): Counters | undefined {
+    if (!anonymous) return this.#countersOf(subject, packable(limits))
     const value = this.#anonymous.get(subject)
     return value === undefined ? undefined : unpack(value)
   }
@@ -241,7 +246,7 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
   /** Reads a snapshot back: its counters if they are of today (UTC), its bans until they end. */
   restore({ day, counters, extra }: LimiterSnapshot, now: number): void {
     this.#advanceTo(now)
-    this.changes++
+    this.#changes++
     for (const [subject, end] of extra.bans) if (end > now) this.#bannedUntil.set(subject, end)
     if (day !== this.#day) return
     const put = (subject: Subject, value: number) => {

@@ -14,12 +14,11 @@ export class RecentSubjects {
   #recent = new Map<Subject, number>()
   #older = new Map<Subject, number>()
   readonly #generation: number
+  readonly #keep: (value: number) => boolean
 
-  constructor(
-    max: number,
-    private readonly keep: (value: number) => boolean,
-  ) {
+  constructor(max: number, keep: (value: number) => boolean) {
     this.#generation = Math.max(1, Math.floor(max / 2))
+    this.#keep = keep
   }
 
   get(subject: Subject): number | undefined {
@@ -51,6 +50,6 @@ export class RecentSubjects {
     const dropped = this.#older
     this.#older = this.#recent
     this.#recent = new Map()
-    for (const [subject, value] of dropped) if (this.keep(value)) this.#recent.set(subject, value)
+    for (const [subject, value] of dropped) if (this.#keep(value)) this.#recent.set(subject, value)
   }
 }
