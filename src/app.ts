@@ -7,6 +7,7 @@ import { allowedMethods } from './http/allowed_methods'
 import { Callers } from './http/callers'
 import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
+import { LastUseRecorder } from './keys/last_use'
 import type { KeyStore } from './keys/store'
 import { errorFields, type Logger } from './log'
 import { getPetDeprecation } from './pets/deprecation'
@@ -16,7 +17,7 @@ import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
 import { rateLimitRoutes } from './ratelimit/routes'
 import { quotaSettlement } from './ratelimit/settle'
-import { DEFAULT_IPV6_PREFIX } from './ratelimit/subject'
+import { DEFAULT_IPV6_PREFIX, keySubject } from './ratelimit/subject'
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -36,6 +37,8 @@ export interface AppDeps {
   publicUrl?: string
   /** Request lines and unexpected errors go here. */
   logger: Logger
+  /** Keeps when each key was last used; one writing to `keys` when absent. */
+  lastUse?: LastUseRecorder
 }
 
 /**
@@ -54,6 +57,11 @@ export function createApp(deps: AppDeps) {
   const clock = deps.clock ?? Date.now
   const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
   const settleQuota = quotaSettlement({ limiter, callers, clock })
+  // `keys unban`, seen through the key store's change notice: the key's quota starts afresh here.
+  deps.keys.onQuotaReset((key) => {
+    const reset = async () => limiter.reset(keySubject(key), `${key.id}@${key.quotaResetAt}`, clock())
+    reset().catch((error) => logger.warn('could not reset a key quota', { keyId: key.id, ...errorFields(error) }))
+  })
   return app
     .use(requestLog({ logger, callers }))
     .use(
@@ -74,6 +82,7 @@ export function createApp(deps: AppDeps) {
         trustProxy: deps.trustProxy ?? false,
         ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
         socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
+        lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
       }),
     )
     .use(requestBounds())

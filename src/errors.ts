@@ -17,7 +17,8 @@ export const ERROR_CODES = {
     meaning:
       'a query, path or body value fails validation, or the body is malformed, empty, not UTF-8 or not a JSON object',
   },
-  unauthorized: { status: 401, meaning: 'the API key is missing, malformed, unknown or revoked' },
+  unauthorized: { status: 401, meaning: 'the API key is missing, malformed, unknown, revoked or expired' },
+  insufficient_scope: { status: 403, meaning: 'the API key is read-only and the request would write (a create)' },
   not_found: { status: 404, meaning: 'no animal has this id, or (with a valid key) no resource has this path' },
   method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
   payload_too_large: { status: 413, meaning: `the body is over ${MAX_BODY_BYTES} bytes (${kib(MAX_BODY_BYTES)})` },

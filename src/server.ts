@@ -4,6 +4,7 @@ import type { Io } from './command_line'
 import { type Config, ConfigError } from './config'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
 import { issueFirstKey } from './keys/issue'
+import { LastUseRecorder } from './keys/last_use'
 import { PLAN_LIMITS } from './keys/plans'
 import type { KeyStore } from './keys/store'
 import { createLogger, type Logger } from './log'
@@ -43,8 +44,10 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     limiter instanceof MemoryRateLimiter && stores.limiterState !== undefined
       ? keepLimiterState(limiter, stores.limiterState, { clock: Date.now, logger })
       : undefined
+  const lastUse = new LastUseRecorder(stores.keys, logger)
   const release = async () => {
     keeper?.stop()
+    await lastUse.flush()
     limiter.close?.()
     await stores.close()
   }
@@ -56,6 +59,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     trustProxy: config.trustProxy,
     ipv6Prefix: config.ipv6Prefix,
     logger,
+    lastUse,
     socketAddress: (request) => server.requestIP(request)?.address,
   })
   let draining = false

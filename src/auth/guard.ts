@@ -4,6 +4,7 @@ import { type ErrorBody, refuse } from '../errors'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
 import { isApiUrl, isPath } from '../http/url'
+import type { LastUseRecorder } from '../keys/last_use'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
@@ -11,7 +12,7 @@ import { describeUsage, type RateDecision, type Usage } from '../ratelimit/decis
 import type { RateLimiter } from '../ratelimit/limiter'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
-import { authenticate, bearerError, refusalReason } from './authenticate'
+import { authenticate, bearerError, hasExpired, refusalReason } from './authenticate'
 
 /** The RFC 6750 challenge sent with every 401; `challenge` adds the error when credentials were presented. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
@@ -22,11 +23,24 @@ export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
  * `error_description` (the 401's message, quotes and backslashes left out, as
  * the RFC's character set requires).
  */
-export function challenge(authorization: string | null): string {
+export function challenge(authorization: string | null, expired = false): string {
   const error = bearerError(authorization)
   if (error === undefined) return WWW_AUTHENTICATE
-  const description = refusalReason(authorization).replace(/["\\]/g, "'")
+  const description = refusalReason(authorization, expired).replace(/["\\]/g, "'")
   return `${WWW_AUTHENTICATE}, error="${error}", error_description="${description}"`
+}
+
+/** The methods a read-only key may use: those that never write. */
+const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
+
+/** The 403 of a read-only key that tried to write, with its RFC 6750 §3.1 challenge. */
+function refuseWrite(set: { status?: number | string; headers: Record<string, unknown> }): ErrorBody {
+  set.headers['www-authenticate'] = `${WWW_AUTHENTICATE}, error="insufficient_scope"`
+  return refuse(
+    set,
+    'insufficient_scope',
+    'This API key is read-only: it may list and get animals, not create them; use a read-write key',
+  )
 }
 
 /** What the guard needs. */
@@ -43,6 +57,8 @@ export interface ApiGuardOptions {
   socketAddress: (request: Request) => string | undefined
   /** Where to note which key a request authenticated with. */
   callers: Callers
+  /** Where to note that a key was used (its last use is kept to the minute). */
+  lastUse: Pick<LastUseRecorder, 'note'>
 }
 
 /** Whether a request is a read that may be answered 304: a `GET` (or `HEAD`) with `If-None-Match`. */
@@ -64,18 +80,30 @@ function isQuotaCheck(request: Request): boolean {
  * requests with a valid key are not counted here: the quota check, never,
  * and a conditional GET, once its answer is known (ratelimit/settle.ts).
  */
-export function apiGuard({ keys, limiter, clock, trustProxy, ipv6Prefix, socketAddress, callers }: ApiGuardOptions) {
+export function apiGuard({
+  keys,
+  limiter,
+  clock,
+  trustProxy,
+  ipv6Prefix,
+  socketAddress,
+  callers,
+  lastUse,
+}: ApiGuardOptions) {
   // Async, so Elysia awaits it whichever limiter answers (it guesses from a hook's source otherwise).
   return new Elysia({ name: 'api-guard' }).onRequest(async ({ request, set }) => {
     if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
-    const key = authenticate(authorization, keys)
     const now = clock()
+    const presented = authenticate(authorization, keys)
+    // An expired key is refused as an unknown one is, with its own message.
+    const expired = presented !== undefined && hasExpired(presented, now)
+    const key = expired ? undefined : presented
     // Counts the request, then lets it through or refuses it (429, or 401 without a valid key).
     const count = (): Awaitable<ErrorBody | undefined> => {
       // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits.
       const decision = key
-        ? limiter.consume(keySubject(key.id), key, now)
+        ? limiter.consume(keySubject(key), key, now)
         : limiter.consume(
             addressSubject(clientAddress(request, socketAddress(request), trustProxy), ipv6Prefix),
             PLAN_LIMITS.free,
@@ -89,18 +117,25 @@ export function apiGuard({ keys, limiter, clock, trustProxy, ipv6Prefix, socketA
           return refusal
         }
         if (refusal !== undefined) return refusal
-        set.headers['www-authenticate'] = challenge(authorization)
-        return refuse(set, 'unauthorized', refusalReason(authorization))
+        set.headers['www-authenticate'] = challenge(authorization, expired)
+        return refuse(set, 'unauthorized', refusalReason(authorization, expired))
       }
       return decision instanceof Promise ? decision.then(finish) : finish(decision)
     }
     if (key === undefined) return count()
     callers.authenticated(request, key)
+    lastUse.note(key, now)
     // The quota check counts nothing: its route reads the quota and writes the headers.
     if (isQuotaCheck(request)) return
+    if (key.access === 'read-only' && !READ_METHODS.has(request.method)) {
+      // Counted like every answer to a valid key, then refused, unless the count refused it first.
+      const forbid = (refusal: ErrorBody | undefined) => refusal ?? refuseWrite(set)
+      const counted = count()
+      return counted instanceof Promise ? counted.then(forbid) : forbid(counted)
+    }
     if (!isConditionalRead(request)) return count()
     // A conditional GET with quota left goes on uncounted; its answer decides (a 304 is free: ratelimit/settle.ts).
-    const looked = limiter.peek(keySubject(key.id), key, now)
+    const looked = limiter.peek(keySubject(key), key, now)
     const decide = (usage: Usage | undefined): Awaitable<ErrorBody | undefined> => {
       const view = usage === undefined ? undefined : describeUsage(usage, key, now)
       // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.

@@ -55,4 +55,19 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX idempotency_keys_created_at ON idempotency_keys (created_at);
     `,
   },
+  {
+    version: 4,
+    name: 'key lifecycle',
+    // quota_id NULL means the key's own id: a rolled key names the first key of its line.
+    // last_used_at is written without a new "changed" number: it is no change instances need to see.
+    sql: `
+      ALTER TABLE api_keys
+        ADD COLUMN access text NOT NULL DEFAULT 'read-write' CHECK (access IN ('read-write', 'read-only')),
+        ADD COLUMN expires_at timestamptz,
+        ADD COLUMN last_used_at timestamptz,
+        ADD COLUMN rolled_from bigint REFERENCES api_keys (id),
+        ADD COLUMN quota_id bigint REFERENCES api_keys (id),
+        ADD COLUMN quota_reset_at timestamptz;
+    `,
+  },
 ]

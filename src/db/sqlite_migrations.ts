@@ -59,4 +59,17 @@ export const sqliteMigrations: readonly Migration[] = [
       ) STRICT;
     `,
   },
+  {
+    version: 5,
+    name: 'key lifecycle',
+    // quota_id NULL means the key's own id: a rolled key names the first key of its line.
+    sql: `
+      ALTER TABLE api_keys ADD COLUMN access TEXT NOT NULL DEFAULT 'read-write' CHECK (access IN ('read-write', 'read-only'));
+      ALTER TABLE api_keys ADD COLUMN expires_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN last_used_at TEXT;
+      ALTER TABLE api_keys ADD COLUMN rolled_from INTEGER REFERENCES api_keys (id);
+      ALTER TABLE api_keys ADD COLUMN quota_id INTEGER REFERENCES api_keys (id);
+      ALTER TABLE api_keys ADD COLUMN quota_reset_at TEXT;
+    `,
+  },
 ]

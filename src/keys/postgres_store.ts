@@ -1,7 +1,8 @@
 import type { SQL } from 'bun'
 import { returnedRow } from '../db/returned_row'
 import type { Limits, Plan } from './plans'
-import type { ApiKey, KeyStore, NewApiKey } from './store'
+import { QuotaResets } from './quota_resets'
+import type { Access, ApiKey, KeyStore, NewApiKey, RolledKeys } from './store'
 
 /** How often each instance asks whether keys changed: a CLI change reaches every instance within this (plus one query). */
 export const KEY_POLL_MS = 250
@@ -14,11 +15,19 @@ interface KeyRow {
   plan: Plan
   rpm: string
   rpd: string
+  access: Access
   createdAt: Date
+  expiresAt: Date | null
   revokedAt: Date | null
+  lastUsedAt: Date | null
+  rolledFrom: string | null
+  quotaId: string
+  quotaResetAt: Date | null
 }
 
-const COLUMNS = 'id, hash, name, plan, rpm, rpd, created_at AS "createdAt", revoked_at AS "revokedAt"'
+const COLUMNS = `id, hash, name, plan, rpm, rpd, access, created_at AS "createdAt", expires_at AS "expiresAt",
+  revoked_at AS "revokedAt", last_used_at AS "lastUsedAt", rolled_from AS "rolledFrom",
+  coalesce(quota_id, id) AS "quotaId", quota_reset_at AS "quotaResetAt"`
 
 /**
  * KeyStore on PostgreSQL, shared by every instance. Active keys are held in
@@ -34,6 +43,7 @@ export class PostgresKeyStore implements KeyStore {
   #seenChanges = ''
   #timer: Timer | undefined
   #looking: Promise<void> | undefined
+  #quotaResets = new QuotaResets()
 
   private constructor(sql: SQL) {
     this.#sql = sql
@@ -77,12 +87,14 @@ export class PostgresKeyStore implements KeyStore {
     for (const row of rows) byHash.set(row.hash, toApiKey(row))
     this.#byHash = byHash
     this.#seenChanges = changes
+    this.#quotaResets.loaded(byHash.values())
   }
 
   async create(hash: string, key: NewApiKey): Promise<ApiKey> {
     const [row]: KeyRow[] = await this.#sql`
-      INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at)
-      VALUES (${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, now())
+      INSERT INTO api_keys (hash, name, plan, rpm, rpd, access, expires_at, created_at)
+      VALUES (${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, ${key.access ?? 'read-write'},
+        ${key.expiresAt ?? null}, now())
       RETURNING ${this.#sql.unsafe(COLUMNS)}`
     await this.refresh()
     return toApiKey(returnedRow(row))
@@ -93,8 +105,9 @@ export class PostgresKeyStore implements KeyStore {
       // Instances starting together on an empty database queue here; only the first finds no key.
       await tx`LOCK TABLE api_keys IN SHARE ROW EXCLUSIVE MODE`
       const [inserted]: KeyRow[] = await tx`
-        INSERT INTO api_keys (hash, name, plan, rpm, rpd, created_at)
-        SELECT ${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, now()
+        INSERT INTO api_keys (hash, name, plan, rpm, rpd, access, expires_at, created_at)
+        SELECT ${hash}, ${key.name}, ${key.plan}, ${key.rpm}, ${key.rpd}, ${key.access ?? 'read-write'},
+          ${key.expiresAt ?? null}, now()
         WHERE NOT EXISTS (SELECT 1 FROM api_keys) RETURNING ${tx.unsafe(COLUMNS)}`
       return inserted
     })
@@ -120,9 +133,59 @@ export class PostgresKeyStore implements KeyStore {
     return row && toApiKey(row)
   }
 
-  async setPlan(id: number, plan: Plan, limits: Limits): Promise<ApiKey | undefined> {
+  setPlan(id: number, plan: Plan, limits: Limits): Promise<ApiKey | undefined> {
+    return this.#updateUnrevoked(id, { plan, rpm: limits.rpm, rpd: limits.rpd })
+  }
+
+  setExpiry(id: number, expiresAt: string | null): Promise<ApiKey | undefined> {
+    return this.#updateUnrevoked(id, { expires_at: expiresAt })
+  }
+
+  setAccess(id: number, access: Access): Promise<ApiKey | undefined> {
+    return this.#updateUnrevoked(id, { access })
+  }
+
+  async resetQuota(id: number): Promise<ApiKey | undefined> {
     const [row]: KeyRow[] = await this.#sql`
-      UPDATE api_keys SET plan = ${plan}, rpm = ${limits.rpm}, rpd = ${limits.rpd}, changed = nextval('api_key_changes')
+      UPDATE api_keys SET quota_reset_at = now(), changed = nextval('api_key_changes')
+      WHERE id = ${id} AND revoked_at IS NULL RETURNING ${this.#sql.unsafe(COLUMNS)}`
+    await this.refresh()
+    return row && toApiKey(row)
+  }
+
+  async roll(id: number, hash: string, oldExpiresAt: string, expiresAt: string | null): Promise<RolledKeys | undefined> {
+    const rolled = await this.#sql.begin(async (tx) => {
+      const [successor]: KeyRow[] = await tx`
+        INSERT INTO api_keys (hash, name, plan, rpm, rpd, access, expires_at, created_at, rolled_from, quota_id)
+        SELECT ${hash}, name, plan, rpm, rpd, access, ${expiresAt}, now(), id, coalesce(quota_id, id) FROM api_keys
+        WHERE id = ${id} AND revoked_at IS NULL AND (expires_at IS NULL OR expires_at > now())
+        FOR UPDATE
+        RETURNING ${tx.unsafe(COLUMNS)}`
+      if (successor === undefined) return undefined
+      const [old]: KeyRow[] = await tx`
+        UPDATE api_keys SET expires_at = least(coalesce(expires_at, ${oldExpiresAt}), ${oldExpiresAt}),
+          changed = nextval('api_key_changes')
+        WHERE id = ${id} RETURNING ${tx.unsafe(COLUMNS)}`
+      return { old: toApiKey(returnedRow(old)), successor: toApiKey(successor) }
+    })
+    await this.refresh()
+    return rolled
+  }
+
+  async recordUse(ids: readonly number[], minute: string): Promise<void> {
+    // No new "changed" number: when a key was last used is nothing the instances' maps hold.
+    await this.#sql`
+      UPDATE api_keys SET last_used_at = ${minute}
+      WHERE id = ANY(${this.#sql.array([...ids], 'INT8')}) AND (last_used_at IS NULL OR last_used_at < ${minute})`
+  }
+
+  onQuotaReset(listener: (key: ApiKey) => void): void {
+    this.#quotaResets.listen(listener)
+  }
+
+  async #updateUnrevoked(id: number, columns: Record<string, unknown>): Promise<ApiKey | undefined> {
+    const [row]: KeyRow[] = await this.#sql`
+      UPDATE api_keys SET ${this.#sql(columns)}, changed = nextval('api_key_changes')
       WHERE id = ${id} AND revoked_at IS NULL RETURNING ${this.#sql.unsafe(COLUMNS)}`
     await this.refresh()
     return row && toApiKey(row)
@@ -141,7 +204,17 @@ function toApiKey(row: KeyRow): ApiKey {
     plan: row.plan,
     rpm: Number(row.rpm),
     rpd: Number(row.rpd),
+    access: row.access,
     createdAt: row.createdAt.toISOString(),
-    revokedAt: row.revokedAt === null ? null : row.revokedAt.toISOString(),
+    expiresAt: isoOrNull(row.expiresAt),
+    revokedAt: isoOrNull(row.revokedAt),
+    lastUsedAt: isoOrNull(row.lastUsedAt),
+    rolledFrom: row.rolledFrom === null ? null : Number(row.rolledFrom),
+    quotaId: Number(row.quotaId),
+    quotaResetAt: isoOrNull(row.quotaResetAt),
   }
+}
+
+function isoOrNull(date: Date | null): string | null {
+  return date === null ? null : date.toISOString()
 }

@@ -26,6 +26,12 @@ export interface RateLimiter {
    * one lower, if that window is still current. Then reads as `peek` does.
    */
   refund(subject: Subject, limits: Limits, countedAt: number, now: number): Awaitable<Usage | undefined>
+  /**
+   * Lifts a key subject's ban and clears its counts in the current minute and
+   * day (an operator's `keys unban`). `reset` names this reset, so a shared
+   * limiter applies it once however many instances (and the CLI) ask.
+   */
+  reset(subject: Subject, reset: string, now: number): Awaitable<void>
   /** For `/health`; a limiter without it is always `ok`. */
   health?(): Awaitable<LimiterHealth>
   /** Releases a connection, if the limiter holds one. */

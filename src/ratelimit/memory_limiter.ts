@@ -170,6 +170,14 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     return this.peek(subject, limits, now)
   }
 
+  reset(subject: Subject, _reset: string, now: number): void {
+    this.#advanceTo(now)
+    this.#changes++
+    this.#bannedUntil.delete(subject)
+    this.#packed.delete(subject)
+    this.#wide.delete(subject)
+  }
+
   // One lookup in the map the limits select; only on a miss, and only when the
   // other map holds anything, is a subject looked for (and moved) there, as
   // after a plan change that crosses the packable limits.

@@ -52,10 +52,27 @@ end
 return redis.call('MGET', KEYS[3], KEYS[4], KEYS[5])
 `
 
+/**
+ * Lifts a ban and clears the current windows, once per reset. KEYS: the
+ * marker of the last reset applied, the ban, the minute's count, the day's
+ * count, the minute's refusals. ARGV: this reset's name, how long to
+ * remember it (ms). Reply: 1 applied, 0 already applied.
+ */
+const RESET_SCRIPT = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
+redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1
+`
+
+/** How long a reset is remembered, so instances that hear of it late do not apply it again: the longest window. */
+const RESET_REMEMBERED_MS = DAY_MS
+
 const sha1 = (script: string) => new Bun.CryptoHasher('sha1').update(script).digest('hex')
 const SCRIPTS = {
   consume: { source: CONSUME_SCRIPT, sha: sha1(CONSUME_SCRIPT) },
   refund: { source: REFUND_SCRIPT, sha: sha1(REFUND_SCRIPT) },
+  reset: { source: RESET_SCRIPT, sha: sha1(RESET_SCRIPT) },
 }
 type Script = (typeof SCRIPTS)[keyof typeof SCRIPTS]
 
@@ -193,6 +210,19 @@ export class RedisRateLimiter implements RateLimiter {
       return this.#options.fallback.refund(subject, limits, countedAt, now)
     }
     return usageOf(reply, now)
+  }
+
+  /**
+   * One script: the ban and the current windows deleted, unless this reset
+   * was applied already (by the CLI or another instance). The fallback is
+   * reset too. Throws when Redis cannot be asked.
+   */
+  async reset(subject: Subject, reset: string, now: number): Promise<void> {
+    this.#options.fallback.reset(subject, reset, now)
+    const { minute, day } = this.#windows(now)
+    const base = this.#base(subject)
+    const keys = [`${base}:reset`, `${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
+    await this.#ask(() => this.#evaluate(SCRIPTS.reset, keys, [reset, String(RESET_REMEMBERED_MS)]))
   }
 
   #windows(now: number) {

@@ -32,7 +32,7 @@ export function rateLimitRoutes({ limiter, callers, clock }: RateLimitRoutesOpti
       const key = callers.keyOf(request)
       if (key === undefined) throw new Error('the guard let an unauthenticated quota check through')
       const now = clock()
-      const usage = await limiter.peek(keySubject(key.id), key, now)
+      const usage = await limiter.peek(keySubject(key), key, now)
       if (usage === undefined) return applyRateDecision(set, limiterUnavailable(key, now))
       applyRateDecision(set, describeUsage(usage, key, now))
       return { plan: key.plan, ...quotaStatus(usage, key, now) }

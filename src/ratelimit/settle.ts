@@ -47,7 +47,7 @@ export function quotaSettlement({ limiter, callers, clock }: QuotaSettlementOpti
       const describe = (usage: Usage | undefined): undefined => {
         if (usage !== undefined) applyRateDecision(set, describeUsage(usage, key, now))
       }
-      const usage = limiter.refund(keySubject(key.id), key, countedAt, now)
+      const usage = limiter.refund(keySubject(key), key, countedAt, now)
       return usage instanceof Promise ? usage.then(describe) : describe(usage)
     }
     if (!callers.takeUncounted(request)) return
@@ -56,7 +56,7 @@ export function quotaSettlement({ limiter, callers, clock }: QuotaSettlementOpti
       if (refusal === undefined) callers.counted(request, now)
       return refusal
     }
-    const decision = limiter.consume(keySubject(key.id), key, now)
+    const decision = limiter.consume(keySubject(key), key, now)
     return decision instanceof Promise ? decision.then(charge) : charge(decision)
   }
 }

@@ -1,12 +1,16 @@
 import type { ClientAddress } from '../http/client_address'
+import type { ApiKey } from '../keys/store'
 import type { Subject } from './limiter'
 
 /** How IPv6 callers are grouped by default: one /64, the smallest network a host is usually given. */
 export const DEFAULT_IPV6_PREFIX = 64
 
-/** The limiter subject of an API key: its id, a positive number. */
-export function keySubject(id: number): Subject {
-  return id
+/**
+ * The limiter subject of an API key: the id of the key its quota belongs to
+ * (its own, or for a rolled key the first of its line), a positive number.
+ */
+export function keySubject(key: Pick<ApiKey, 'quotaId'>): Subject {
+  return key.quotaId
 }
 
 /** Whether a subject is an API key's (the rest are callers without a key). */

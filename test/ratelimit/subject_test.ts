@@ -36,7 +36,7 @@ describe('addressSubject', () => {
 
   test('a request with no address at all has one subject of its own; key ids stay apart', () => {
     expect(addressSubject(undefined)).toBe('ip:unknown')
-    expect(keySubject(7)).toBe(7)
+    expect(keySubject({ quotaId: 7 })).toBe(7)
     expect(isKeySubject(7)).toBe(true)
     expect(isKeySubject(subjectOf('10.0.0.1'))).toBe(false)
     expect(isKeySubject('ip:unknown')).toBe(false)
