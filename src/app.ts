@@ -17,7 +17,7 @@ import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
 import { rateLimitRoutes } from './ratelimit/routes'
 import { quotaSettlement } from './ratelimit/settle'
-import { DEFAULT_IPV6_PREFIX, keySubject } from './ratelimit/subject'
+import { DEFAULT_IPV6_PREFIX, keySubject, quotaResetName } from './ratelimit/subject'
 
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
@@ -59,7 +59,7 @@ export function createApp(deps: AppDeps) {
   const settleQuota = quotaSettlement({ limiter, callers, clock })
   // `keys unban`, seen through the key store's change notice: the key's quota starts afresh here.
   deps.keys.onQuotaReset((key) => {
-    const reset = async () => limiter.reset(keySubject(key), `${key.id}@${key.quotaResetAt}`, clock())
+    const reset = async () => limiter.reset(keySubject(key), quotaResetName(key), clock())
     reset().catch((error) => logger.warn('could not reset a key quota', { keyId: key.id, ...errorFields(error) }))
   })
   return app

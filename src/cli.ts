@@ -1,9 +1,14 @@
 import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
-import { ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
+import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
 import { backupDatabase } from './db/backup'
 import { openDatabase } from './db/sqlite'
-import { runKeysCommand } from './keys/cli'
-import { describePlans, PLANS } from './keys/plans'
+import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys/cli'
+import { describePlans } from './keys/plans'
+import type { ApiKey } from './keys/store'
+import { createLogger } from './log'
+import { MemoryRateLimiter } from './ratelimit/memory_limiter'
+import { RedisRateLimiter } from './ratelimit/redis_limiter'
+import { keySubject, quotaResetName } from './ratelimit/subject'
 import { type RunningService, startService } from './server'
 import { openStores } from './stores'
 
@@ -12,14 +17,12 @@ const defaults = ENV_DEFAULTS
 /** What `--help` and every usage error print; defaults and plans as the code has them. */
 export const USAGE = `Usage:
   animal-store serve [--db PATH]
-  animal-store keys create --plan ${PLANS.join('|')} [--name TEXT] [--rpm N --rpd N] [--json] [--db PATH]
-  animal-store keys list [--json] [--db PATH]
-  animal-store keys revoke ID [--json] [--db PATH]
-  animal-store keys set-plan ID --plan PLAN [--rpm N --rpd N] [--json] [--db PATH]
+${KEYS_USAGE}
   animal-store backup FILE [--db PATH]      a consistent copy of the database, safe while serving
 
 Plans, requests per minute/per day: ${describePlans()}.
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
+${KEYS_USAGE_NOTES}
 Environment: PORT (${defaults.PORT}), HOST (${defaults.HOST}), DATABASE_PATH (${defaults.DATABASE_PATH}), PUBLIC_URL,
 TRUST_PROXY (${defaults.TRUST_PROXY}), IPV6_PREFIX (${defaults.IPV6_PREFIX}: callers without a key on IPv6 are counted per /N),
 ANON_SUBJECTS_MAX (${defaults.ANON_SUBJECTS_MAX}: callers without a key held by the in-memory limiter), LOG_LEVEL (${defaults.LOG_LEVEL}), SQLITE_SYNCHRONOUS (${SYNCHRONOUS_MODES.join('|')}; ${defaults.SQLITE_SYNCHRONOUS}), HTTP_IDLE_TIMEOUT (${defaults.HTTP_IDLE_TIMEOUT}).
@@ -49,7 +52,14 @@ export async function runCli(
         return await startService(loadConfig(env), io, serveDbOption(rest))
       case 'keys': {
         const config = loadConfig(env)
-        return await runKeysCommand(rest, (sqlitePath) => openStores({ config, sqlitePath, serving: false }), io)
+        const done = await runKeysCommand(rest, {
+          openStores: (sqlitePath) => openStores({ config, sqlitePath, serving: false }),
+          resetSharedQuota: config.redisUrl === undefined ? undefined : (key) => resetInRedis(config, key),
+          io,
+        })
+        if (done !== 'help') return done
+        io.out(USAGE)
+        return 0
       }
       case 'backup': {
         const { file, db } = backupOptions(rest)
@@ -101,4 +111,24 @@ function serveDbOption(args: string[]): string | undefined {
   const [first] = args
   if (first?.startsWith('--db=') && args.length === 1 && first.length > 5) return first.slice(5)
   throw new UsageError(`serve takes only --db PATH, got "${args.join(' ')}"`)
+}
+
+/** A key's quota reset, applied in Redis by the CLI at once (servers apply it too, within a second, once in all). */
+async function resetInRedis(config: Config, key: ApiKey): Promise<boolean> {
+  const limiter = new RedisRateLimiter({
+    url: config.redisUrl!,
+    prefix: config.redisKeyPrefix,
+    failureMode: 'closed',
+    fallback: new MemoryRateLimiter(),
+    logger: createLogger('silent'),
+  })
+  try {
+    if (!(await limiter.connect())) return false
+    await limiter.reset(keySubject(key), quotaResetName(key), Date.now())
+    return true
+  } catch {
+    return false
+  } finally {
+    limiter.close()
+  }
 }

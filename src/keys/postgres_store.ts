@@ -153,7 +153,12 @@ export class PostgresKeyStore implements KeyStore {
     return row && toApiKey(row)
   }
 
-  async roll(id: number, hash: string, oldExpiresAt: string, expiresAt: string | null): Promise<RolledKeys | undefined> {
+  async roll(
+    id: number,
+    hash: string,
+    oldExpiresAt: string,
+    expiresAt: string | null,
+  ): Promise<RolledKeys | undefined> {
     const rolled = await this.#sql.begin(async (tx) => {
       const [successor]: KeyRow[] = await tx`
         INSERT INTO api_keys (hash, name, plan, rpm, rpd, access, expires_at, created_at, rolled_from, quota_id)

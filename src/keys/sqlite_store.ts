@@ -142,19 +142,23 @@ export class SqliteKeyStore implements KeyStore {
 
   roll(id: number, hash: string, oldExpiresAt: string, expiresAt: string | null): RolledKeys | undefined {
     const now = this.#now()
-    const rolled = this.#db.transaction((): RolledKeys | undefined => {
-      const successor = this.#insertSuccessor.get(hash, expiresAt, now, id, now)
-      if (successor === null) return undefined
-      return { old: withoutHash(returnedRow(this.#endBy.get(oldExpiresAt, id))), successor: withoutHash(successor) }
-    }).immediate()
+    const rolled = this.#db
+      .transaction((): RolledKeys | undefined => {
+        const successor = this.#insertSuccessor.get(hash, expiresAt, now, id, now)
+        if (successor === null) return undefined
+        return { old: withoutHash(returnedRow(this.#endBy.get(oldExpiresAt, id))), successor: withoutHash(successor) }
+      })
+      .immediate()
     this.#reload()
     return rolled
   }
 
   recordUse(ids: readonly number[], minute: string): void {
-    this.#db.transaction(() => {
-      for (const id of ids) this.#recordUse.run(minute, id)
-    }).immediate()
+    this.#db
+      .transaction(() => {
+        for (const id of ids) this.#recordUse.run(minute, id)
+      })
+      .immediate()
   }
 
   onQuotaReset(listener: (key: ApiKey) => void): void {

@@ -13,6 +13,14 @@ export function keySubject(key: Pick<ApiKey, 'quotaId'>): Subject {
   return key.quotaId
 }
 
+/**
+ * The name of a key's latest quota reset (`keys unban`): the same in the CLI
+ * and in every instance, so a shared limiter applies it once.
+ */
+export function quotaResetName(key: Pick<ApiKey, 'id' | 'quotaResetAt'>): string {
+  return `${key.id}@${key.quotaResetAt}`
+}
+
 /** Whether a subject is an API key's (the rest are callers without a key). */
 export function isKeySubject(subject: Subject): boolean {
   return typeof subject === 'number' && subject > 0

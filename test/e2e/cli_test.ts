@@ -16,11 +16,11 @@ describe('keys create', () => {
     const result = await runCli(['keys', 'create', '--plan', 'pro', '--name', 'ci', '--db', db])
     expect(result.code).toBe(0)
     expect(result.stdout).toMatch(/^ask_[A-Za-z0-9_-]{43}\n$/)
-    expect(result.stderr).toContain('on the pro plan (300/min, 10000/day)')
+    expect(result.stderr).toContain('pro plan (300/min, 10000/day), read-write, never expires')
     expect(result.stderr).not.toContain(result.stdout.trim())
   })
 
-  test('prints {id,key,name,plan,rpm,rpd} with --json', async () => {
+  test('prints {id,key,name,plan,rpm,rpd,access,expiresAt} with --json', async () => {
     const result = await runCli([
       'keys',
       'create',
@@ -38,7 +38,7 @@ describe('keys create', () => {
     ])
     expect(result.code).toBe(0)
     const created = JSON.parse(result.stdout)
-    expect(Object.keys(created)).toEqual(['id', 'key', 'name', 'plan', 'rpm', 'rpd'])
+    expect(Object.keys(created)).toEqual(['id', 'key', 'name', 'plan', 'rpm', 'rpd', 'access', 'expiresAt'])
     expect(created).toMatchObject({ name: 'big', plan: 'enterprise', rpm: 5000, rpd: 2_000_000 })
     expect(created.key).toMatch(/^ask_/)
   })
@@ -64,12 +64,14 @@ describe('keys create', () => {
 })
 
 describe('keys list', () => {
-  test('shows id, name, plan, limits, created and revoked, never a secret or hash', async () => {
+  test('shows id, name, plan, limits, access, created, expires, revoked and last use, never a secret or hash', async () => {
     const { stdout: secret } = await runCli(['keys', 'create', '--plan', 'business', '--name', 'listed', '--db', db])
     const table = await runCli(['keys', 'list', '--db', db])
     expect(table.code).toBe(0)
-    expect(table.stdout.split('\n')[0]).toMatch(/^ID\s+NAME\s+PLAN\s+RPM\s+RPD\s+CREATED\s+REVOKED$/)
-    expect(table.stdout).toMatch(/listed\s+business\s+1000\s+100000/)
+    expect(table.stdout.split('\n')[0]).toMatch(
+      /^ID\s+NAME\s+PLAN\s+RPM\s+RPD\s+ACCESS\s+CREATED\s+EXPIRES\s+REVOKED\s+LAST USED$/,
+    )
+    expect(table.stdout).toMatch(/listed\s+business\s+1000\s+100000\s+read-write/)
     const json = await runCli(['keys', 'list', '--json', '--db', db])
     const keys = JSON.parse(json.stdout)
     expect(keys.find((k: { name: string }) => k.name === 'listed')).toMatchObject({
@@ -114,16 +116,16 @@ describe('keys revoke and set-plan', () => {
     expect(JSON.parse(result.stdout)).toMatchObject({ id: created.id, plan: 'enterprise', rpm: 100, rpd: 200 })
   })
 
-  test('set-plan refuses a revoked key and an unknown id with exit 1', async () => {
+  test('set-plan refuses a revoked key with exit 1, and an unknown id as a usage error (exit 2)', async () => {
     const created = JSON.parse((await runCli(['keys', 'create', '--plan', 'free', '--json', '--db', db])).stdout)
     await runCli(['keys', 'revoke', String(created.id), '--db', db])
     const revoked = await runCli(['keys', 'set-plan', String(created.id), '--plan', 'pro', '--db', db])
     expect(revoked.code).toBe(1)
     expect(revoked.stderr).toContain('is revoked')
     const unknown = await runCli(['keys', 'set-plan', '99999', '--plan', 'pro', '--db', db])
-    expect(unknown.code).toBe(1)
+    expect(unknown.code).toBe(2)
     expect(unknown.stderr).toContain('No key with id 99999')
-    expect((await runCli(['keys', 'revoke', '99999', '--db', db])).code).toBe(1)
+    expect((await runCli(['keys', 'revoke', '99999', '--db', db])).code).toBe(2)
   })
 
   test.each([

@@ -31,7 +31,11 @@ const ENGINES: { name: string; skip: boolean; open(): Promise<TwoProcesses> }[] 
       const path = join(dir, 'keys.sqlite')
       const servingDb = openDatabase(path)
       const cliDb = openDatabase(path)
-      cleanups.push(cleanup, () => servingDb.close(), () => cliDb.close())
+      cleanups.push(
+        cleanup,
+        () => servingDb.close(),
+        () => cliDb.close(),
+      )
       return { serving: new SqliteKeyStore(servingDb), cli: new SqliteKeyStore(cliDb) }
     },
   },
@@ -90,7 +94,11 @@ for (const engine of ENGINES) {
       expect(resets).toEqual([])
       const reset = await cli.resetQuota(key.id)
       expect(reset?.quotaResetAt).toMatch(/^\d{4}-\d\d-\d\dT/)
-      expect(await eventually(async () => (await seen(serving, secret), resets.length), 1)).toBe(1)
+      const resetsSeen = async () => {
+        await seen(serving, secret)
+        return resets.length
+      }
+      expect(await eventually(resetsSeen, 1)).toBe(1)
       expect(resets[0]).toMatchObject({ id: key.id, quotaResetAt: reset!.quotaResetAt })
       await Bun.sleep(2 * KEY_POLL_MS)
       await seen(serving, secret)
@@ -99,7 +107,13 @@ for (const engine of ENGINES) {
 
     test('a roll makes a successor on the same quota, and ends the old key when the grace does', async () => {
       const { serving, cli } = await engine.open()
-      const { key } = await issueKey(cli, { name: 'storefront', plan: 'pro', rpm: 300, rpd: 10_000, access: 'read-only' })
+      const { key } = await issueKey(cli, {
+        name: 'storefront',
+        plan: 'pro',
+        rpm: 300,
+        rpd: 10_000,
+        access: 'read-only',
+      })
       const secret = generateApiKey()
       const graceEnd = new Date(Date.now() + 3_600_000).toISOString()
       const rolled = await cli.roll(key.id, hashApiKey(secret), graceEnd, null)
@@ -115,11 +129,20 @@ for (const engine of ENGINES) {
         quotaId: key.id,
       })
       expect(
-        await eventually(async () => (await seen(serving, secret))?.id, rolled!.successor.id, KEY_CHANGE_SEEN_WITHIN_MS),
+        await eventually(
+          async () => (await seen(serving, secret))?.id,
+          rolled!.successor.id,
+          KEY_CHANGE_SEEN_WITHIN_MS,
+        ),
       ).toBe(rolled!.successor.id)
 
       // Rolled again, the line keeps its first key's quota; a longer grace never extends an earlier end.
-      const third = await cli.roll(rolled!.successor.id, hashApiKey(generateApiKey()), graceEnd, '2031-01-01T00:00:00.000Z')
+      const third = await cli.roll(
+        rolled!.successor.id,
+        hashApiKey(generateApiKey()),
+        graceEnd,
+        '2031-01-01T00:00:00.000Z',
+      )
       expect(third?.successor).toMatchObject({ rolledFrom: rolled!.successor.id, quotaId: key.id })
       expect(third?.successor.expiresAt).toBe('2031-01-01T00:00:00.000Z')
       const soon = new Date(Date.now() + 60_000).toISOString()
