@@ -33,7 +33,12 @@ Every operation needs an API key as a bearer token: \`Authorization: Bearer ask_
 \`Bearer\` in any case). Under \`/v1\` the key is
 checked before anything else: without a valid one, an unknown path, a wrong method or a bad body is a
 401 \`unauthorized\` with \`WWW-Authenticate\` like any other request. A presented key that is malformed,
-unknown or revoked adds \`error="invalid_token"\` and a description to the challenge (RFC 6750 §3).
+unknown, revoked or expired adds \`error="invalid_token"\` and a description to the challenge (RFC 6750 §3);
+an expired key's message says it expired. A key may be **read-only**: it lists and gets, and a create
+with it is a 403 \`insufficient_scope\` with \`WWW-Authenticate: Bearer realm="animal-store",
+error="insufficient_scope"\`, counted like every answer to a valid key. Such a key is safe to put in a
+storefront page. When the operator rolls a key, the old and the new one work side by side until the
+old one expires, and they share one quota.
 
 ## Creating an animal
 \`POST /pets\` takes a JSON object of at most ${kib(MAX_BODY_BYTES)} (\`Content-Type: application/json\`):

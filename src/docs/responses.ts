@@ -55,7 +55,10 @@ export const HEADERS = {
     '6f1c9a0e-2bq',
   ),
   RetryAfter: integerHeader('Whole seconds to wait before retrying, at least 1', 30, 1),
-  WWWAuthenticate: stringHeader('The bearer challenge (RFC 6750)', 'Bearer realm="animal-store"'),
+  WWWAuthenticate: stringHeader(
+    'The bearer challenge (RFC 6750 §3): with `error="invalid_token"` for a presented bad key, `error="insufficient_scope"` on a 403',
+    'Bearer realm="animal-store"',
+  ),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
   IdempotentReplayed: stringHeader(
     '"true" when this 201 replays the create an earlier request with the same Idempotency-Key made',
@@ -156,6 +159,10 @@ export const RESPONSES = {
   InvalidRequest: errorResponse(['invalid_request'], { example: `"limit" must be an integer from 1 to ${MAX_LIMIT}` }),
   Unauthorized: errorResponse(['unauthorized'], {
     example: 'The API key is unknown or revoked',
+    headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
+  }),
+  Forbidden: errorResponse(['insufficient_scope'], {
+    example: 'This API key is read-only: it may list and get animals, not create them; use a read-write key',
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
   }),
   PayloadTooLarge: errorResponse(['payload_too_large'], {

@@ -117,6 +117,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
               PET_EXAMPLE,
             ),
             400: response('InvalidRequest'),
+            403: response('Forbidden'),
             413: response('PayloadTooLarge'),
             415: response('UnsupportedMediaType'),
             422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),

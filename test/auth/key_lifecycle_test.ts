@@ -90,6 +90,6 @@ describeEachStore('keys with a life, through the app', () => {
       async () => (await keys.get(key.id))?.lastUsedAt ?? null,
       new Date(before).toISOString(),
     )
-    expect([before, before + 60_000].map((t) => new Date(t).toISOString())).toContain(lastUsed)
+    expect([before, before + 60_000].map((t) => new Date(t).toISOString())).toContain(lastUsed as string)
   })
 })

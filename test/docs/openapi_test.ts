@@ -16,7 +16,7 @@ async function servedDocument(publicUrl?: string) {
 
 const OPERATIONS = [
   ['/pets', 'get', 'listPets', ['200', '304', '400', '401', '429', '500', '503']],
-  ['/pets', 'post', 'createPet', ['201', '400', '401', '413', '415', '422', '429', '500', '503']],
+  ['/pets', 'post', 'createPet', ['201', '400', '401', '403', '413', '415', '422', '429', '500', '503']],
   ['/pets/{petId}', 'get', 'getPet', ['200', '304', '400', '401', '404', '429', '500', '503']],
   ['/rate_limit', 'get', 'getRateLimit', ['200', '401', '429', '500', '503']],
 ] as const

@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, setDefaultTimeout, test } from 'bun:test'
 import { SQL } from 'bun'
 import { KEY_CHANGE_SEEN_WITHIN_MS } from '../../src/keys/store'
-import { eventually } from '../helpers'
+import { eventually, json } from '../helpers'
 import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../shared_services'
 import { postPet, runCli, type ServerProcess, startFreshServer, startServer } from './process_helpers'
 
@@ -117,7 +117,7 @@ for (const deployment of DEPLOYMENTS) {
       await Bun.sleep(Math.max(0, expiresAt.getTime() - Date.now()))
       expect(await eventually(() => statuses(key), every(401), KEY_CHANGE_SEEN_WITHIN_MS)).toBe(every(401))
       const refused = await get(running.servers[0]!, key)
-      expect((await refused.json()).message).toBe('The API key has expired; ask for a new one')
+      expect((await json(refused)).message).toBe('The API key has expired; ask for a new one')
       expect(refused.headers.get('www-authenticate')).toContain('error="invalid_token"')
     })
 
@@ -161,11 +161,11 @@ for (const deployment of DEPLOYMENTS) {
       let last: Response | undefined
       for (let i = 0; i < 122 && last?.status !== 429; i++) last = await get(running.servers[0]!, key)
       for (let i = 0; i < 61; i++) last = await get(running.servers[0]!, key)
-      expect((await last!.json()).code).toBe('key_banned')
+      expect((await json(last!)).code).toBe('key_banned')
       expect(await statuses(key)).toBe(every(429))
       await keys('unban', String(id))
       await expectEverywhereSoon(key, 200)
-      const quota = await (await get(running.servers[0]!, key, '/v1/rate_limit')).json()
+      const quota = await json(await get(running.servers[0]!, key, '/v1/rate_limit'))
       expect(quota.bannedUntil).toBeNull()
       expect(quota.minute.used).toBeLessThanOrEqual(running.servers.length * 2)
     })
@@ -177,7 +177,7 @@ for (const deployment of DEPLOYMENTS) {
         const refused = await postPet(server.url, key, PET)
         expect(refused.status).toBe(403)
         expect(refused.headers.get('www-authenticate')).toBe('Bearer realm="animal-store", error="insufficient_scope"')
-        expect((await refused.json()).code).toBe('insufficient_scope')
+        expect((await json(refused)).code).toBe('insufficient_scope')
       }
       await keys('set-access', String(id), 'read-write')
       const created = async () =>
