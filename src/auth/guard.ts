@@ -73,7 +73,8 @@ function isQuotaCheck(request: Request): boolean {
 
 /**
  * The single `onRequest` step in front of `/v1`: identify the caller, count
- * the request, then refuse it (429, or 401 without a valid key) or let it
+ * the request, then refuse it (429; 401 without a valid key, an expired one
+ * included; 403 for a read-only key that would write) or let it
  * through. It runs before routing, parsing and validation, so every outcome
  * is counted and carries the rate-limit headers, and an unknown path, a bad
  * body or a wrong method without a valid key is a 401 like any other. Two
@@ -99,7 +100,7 @@ export function apiGuard({
     // An expired key is refused as an unknown one is, with its own message.
     const expired = presented !== undefined && hasExpired(presented, now)
     const key = expired ? undefined : presented
-    // Counts the request, then lets it through or refuses it (429, or 401 without a valid key).
+    // Counts the request (on the key's quota owner, or the address), then lets it through or refuses it (429, or 401 without a valid key).
     const count = (): Awaitable<ErrorBody | undefined> => {
       // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits.
       const decision = key

@@ -19,7 +19,7 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
       (await sql!`SELECT version FROM schema_migrations ORDER BY version`).map(
         (row: { version: number }) => row.version,
       ),
-    ).toEqual([1, 2, 3])
+    ).toEqual(postgresMigrations.map((migration) => migration.version))
     expect(await migratePostgres(sql!, postgresMigrations)).toEqual([])
   })
 
