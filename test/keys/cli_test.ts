@@ -37,6 +37,16 @@ function keysCli(resetSharedQuota?: KeysCommandContext['resetSharedQuota']) {
   return { run, created, keys }
 }
 
+/** Runs `args` on a CLI with one Free key (id 1): exit 2, `message` on stderr, nothing on stdout. */
+async function expectUsageErrorOnKeyOne(args: string[], message: string) {
+  const { run, created } = keysCli()
+  await created('--plan', 'free')
+  const result = await run(...args)
+  expect(result.code).toBe(EXIT_USAGE)
+  expect(result.err).toContain(message)
+  expect(result.out).toBe('')
+}
+
 describe('keys create', () => {
   test('--expires takes a duration, a UTC date or a timestamp with its zone', async () => {
     const { created } = keysCli()
@@ -148,13 +158,7 @@ describe('keys set-expiry and set-access', () => {
     [['set-access', 'x', 'read-only'], 'ID must be a positive integer'],
     [['set-access', '9', 'read-only'], 'No key with id 9'],
     [['set-expiry', '1', 'never', '--read-only'], 'keys set-expiry does not take --read-only'],
-  ])('%p is a usage error', async (args, message) => {
-    const { run, created } = keysCli()
-    await created('--plan', 'free')
-    const result = await run(...args)
-    expect(result.code).toBe(EXIT_USAGE)
-    expect(result.err).toContain(message)
-  })
+  ])('%p is a usage error', expectUsageErrorOnKeyOne)
 
   test('a revoked key is refused with exit 1', async () => {
     const { run, created } = keysCli()
@@ -207,14 +211,7 @@ describe('keys roll', () => {
     [['roll', '1', '--plan', 'pro'], 'keys roll does not take --plan'],
     [['roll'], 'Give exactly one key ID'],
     [['roll', '7'], 'No key with id 7'],
-  ])('%p is a usage error', async (args, message) => {
-    const { run, created } = keysCli()
-    await created('--plan', 'free')
-    const result = await run(...args)
-    expect(result.code).toBe(EXIT_USAGE)
-    expect(result.err).toContain(message)
-    expect(result.out).toBe('')
-  })
+  ])('%p is a usage error', expectUsageErrorOnKeyOne)
 })
 
 describe('keys unban', () => {
