@@ -4,6 +4,7 @@ import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
 import { healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
+import { browserSafety } from './http/browser_safety'
 import { Callers } from './http/callers'
 import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
@@ -64,6 +65,7 @@ export function createApp(deps: AppDeps) {
   })
   return app
     .use(requestLog({ logger, callers }))
+    .use(browserSafety())
     .use(
       errorMapper({
         allowedMethods: allowedMethods(() => app.routes),

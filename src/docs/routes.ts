@@ -31,25 +31,50 @@ const PAGE = `<!doctype html>
 <body>
   <div id="swagger-ui"></div>
   <script src="docs/swagger-ui-bundle.js"></script>
-  <script>
-    window.ui = SwaggerUIBundle({
-      url: 'openapi.json',
-      dom_id: '#swagger-ui',
-      validatorUrl: null,
-      deepLinking: true,
-      displayOperationId: true,
-      persistAuthorization: true,
-      displayRequestDuration: true
-    })
-  </script>
+  <script src="docs/swagger-init.js"></script>
 </body>
 </html>
 `
 
+// Served as a file, not inline, so the page's Content-Security-Policy needs no 'unsafe-inline' for scripts.
+// The document's URL is relative to the page, as the page's own are.
+const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+  url: 'openapi.json',
+  dom_id: '#swagger-ui',
+  validatorUrl: null,
+  deepLinking: true,
+  displayOperationId: true,
+  persistAuthorization: true,
+  displayRequestDuration: true
+})
+`
+
+/**
+ * The docs page may load and call only its own origin: scripts, styles and
+ * the "Try it out" requests; images also as data: URLs (its icon, Swagger
+ * UI's inline SVG). No inline script, no frame around it.
+ */
+export const DOCS_CONTENT_SECURITY_POLICY = [
+  "default-src 'self'",
+  "img-src 'self' data:",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join('; ')
+
+const PAGE_HEADERS = {
+  'content-type': 'text/html; charset=utf-8',
+  'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
+  // "Try it out" and links away from the page tell no one where they came from.
+  'referrer-policy': 'no-referrer',
+}
+
 const DAY = 'public, max-age=86400'
 
 /**
- * `GET /openapi.json`, the Swagger UI at `/docs` and its icon, every asset served from
+ * `GET /openapi.json`, the Swagger UI at `/docs` (under a strict
+ * Content-Security-Policy) and its icon, `GET /` sent on to `/docs`, every asset served from
  * the local swagger-ui-dist (embedded in the compiled binary), so the docs
  * work air-gapped. None of them needs a key.
  */
@@ -77,10 +102,20 @@ export function docsRoutes({ app, publicUrl }: DocsOptions) {
           // "/docs/" would resolve the page's relative URLs one folder too deep.
           if (new URL(request.url).pathname.endsWith('/'))
             return new Response(null, { status: 308, headers: { location: '../docs' } })
-          return new Response(PAGE, { headers: { 'content-type': 'text/html; charset=utf-8' } })
+          return new Response(PAGE, { headers: PAGE_HEADERS })
         },
         { detail: { hide: true } },
       )
+      .get(
+        '/docs/swagger-init.js',
+        () =>
+          new Response(INIT_SCRIPT, {
+            headers: { 'content-type': 'application/javascript; charset=utf-8', 'cache-control': DAY },
+          }),
+        { detail: { hide: true } },
+      )
+      // A newcomer who opens the service's address lands on its documentation. Relative, as the page's URLs are.
+      .get('/', () => new Response(null, { status: 302, headers: { location: 'docs' } }), { detail: { hide: true } })
       .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), {
         detail: { hide: true },
       })

@@ -56,6 +56,11 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     page.on('request', (request) => {
       if (!request.url().startsWith(url)) outside.push(request.url())
     })
+    // The page runs under its Content-Security-Policy: anything it would block shows here.
+    const blocked: string[] = []
+    page.on('console', (message) => {
+      if (message.text().includes('Content Security Policy')) blocked.push(message.text())
+    })
     await page.goto(`${url}/docs`)
     for (const id of ['listPets', 'createPet', 'getPet'])
       await page.locator(`#operations-pets-${id}`).waitFor({ timeout: 15_000 })
@@ -100,5 +105,14 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
 
     await list.screenshot({ path: join(RESULTS, 'swagger-ui-list-pets.jpg'), quality: 80 })
     expect(outside).toEqual([])
+    expect(blocked).toEqual([])
+  }, 60_000)
+
+  test('GET / lands on /docs, which is served under its Content-Security-Policy', async () => {
+    const page = await browser.newPage()
+    const response = await page.goto(url)
+    expect(page.url()).toBe(`${url}/docs`)
+    expect(response!.headers()['content-security-policy']).toContain("default-src 'self'")
+    await page.locator('#operations-pets-listPets').waitFor({ timeout: 15_000 })
   }, 60_000)
 })
