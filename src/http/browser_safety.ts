@@ -1,4 +1,4 @@
-import { Elysia } from 'elysia'
+import { onEveryResponse } from './every_response'
 import { isApiUrl } from './url'
 
 /** Answers that may be kept only to be revalidated (they carry an ETag), by the client alone. */
@@ -14,15 +14,15 @@ const NEVER_STORE = 'no-store'
  * keep it and must ask with `If-None-Match`), else `no-store`.
  */
 export function browserSafety() {
-  return new Elysia({ name: 'browser-safety' }).wrap((handle) => (request: Request) => {
-    const finish = (response: Response): Response => {
+  return onEveryResponse(
+    'browser-safety',
+    () => undefined,
+    (request, response) => {
       const headers = response.headers
       headers.set('x-content-type-options', 'nosniff')
       if (isApiUrl(request.url) && !headers.has('cache-control'))
         headers.set('cache-control', headers.has('etag') ? REVALIDATE : NEVER_STORE)
       return response
-    }
-    const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-    return result instanceof Promise ? result.then(finish) : finish(result)
-  })
+    },
+  )
 }

@@ -1,7 +1,7 @@
-import { Elysia } from 'elysia'
 import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
 import type { Callers } from './callers'
+import { onEveryResponse } from './every_response'
 import { pathOf } from './url'
 
 // Kept when a client or proxy sends one of these; anything else is replaced.
@@ -32,10 +32,13 @@ export interface RequestLogOptions {
  */
 export function requestLog({ logger, callers }: RequestLogOptions) {
   const logging = logger.enabled('info')
-  return new Elysia({ name: 'request-log' }).wrap((handle) => (request: Request) => {
-    const started = logging ? performance.now() : 0
-    const requestId = requestIdFor(request.headers.get('x-request-id'))
-    const finish = (response: Response): Response => {
+  return onEveryResponse(
+    'request-log',
+    (request) => ({
+      started: logging ? performance.now() : 0,
+      requestId: requestIdFor(request.headers.get('x-request-id')),
+    }),
+    (request, response, { started, requestId }) => {
       response.headers.set('x-request-id', requestId)
       if (!logging) return response
       logger.info('request', {
@@ -47,8 +50,6 @@ export function requestLog({ logger, callers }: RequestLogOptions) {
         keyId: callers.keyIdOf(request),
       })
       return response
-    }
-    const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-    return result instanceof Promise ? result.then(finish) : finish(result)
-  })
+    },
+  )
 }
