@@ -1,0 +1,155 @@
+// What a change costs on the hot list (a cached first page), measured by two
+// lenses that do not depend on autocannon. The two trees are interleaved
+// round by round:
+//   in process: both trees' apps in this one process, `app.handle` in a
+//               loop, µs per request;
+//   cpu:        each tree's `serve` pinned to CPU 0, wrk on CPU 1, the
+//               server's user + system CPU time (/proc/<pid>/stat) per request.
+// Make the "before" tree with `git worktree add --detach /tmp/before <rev>`
+// and link node_modules into it.
+//
+//   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000]
+import { mkdtempSync, readFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join, resolve } from 'node:path'
+import { parseArgs } from 'node:util'
+
+const { values } = parseArgs({
+  options: {
+    before: { type: 'string' },
+    after: { type: 'string', default: join(import.meta.dir, '..') },
+    rounds: { type: 'string', default: '7' },
+    iterations: { type: 'string', default: '50000' },
+  },
+})
+if (values.before === undefined) throw new Error('--before DIR is required (a checkout of the tree to compare with)')
+const TREES = { before: resolve(values.before), after: resolve(values.after) }
+const ROUNDS = Number(values.rounds)
+const ITERATIONS = Number(values.iterations)
+const BUN = process.execPath
+const CLOCK_TICKS = 100 // USER_HZ on Linux
+
+type Tree = keyof typeof TREES
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const spread = (xs: number[]) =>
+  `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`
+
+/** Runs `measure` for both trees, alternating which goes first, and prints medians and per-round ratios. */
+async function interleaved(lens: string, measure: Record<Tree, () => Promise<number>>) {
+  const seen: Record<Tree, number[]> = { before: [], after: [] }
+  for (let round = 0; round < ROUNDS; round++)
+    for (const tree of (round % 2 ? ['after', 'before'] : ['before', 'after']) as Tree[])
+      seen[tree].push(await measure[tree]())
+  const ratios = seen.after.map((after, i) => after / seen.before[i]!)
+  console.log(
+    `${lens}: before ${spread(seen.before)} µs, after ${spread(seen.after)} µs, after/before ${spread(ratios)}`,
+  )
+}
+
+async function inProcess(root: string): Promise<() => Promise<number>> {
+  const { createApp } = await import(`${root}/src/app.ts`)
+  const { openDatabase } = await import(`${root}/src/db/sqlite.ts`)
+  const { DataVersionWatcher } = await import(`${root}/src/db/data_version.ts`)
+  const { SqliteKeyStore } = await import(`${root}/src/keys/sqlite_store.ts`)
+  const { CachedPetStore } = await import(`${root}/src/pets/page_cache.ts`)
+  const { SqlitePetStore } = await import(`${root}/src/pets/sqlite_store.ts`)
+  const { issueKey } = await import(`${root}/src/keys/issue.ts`)
+  const { createLogger } = await import(`${root}/src/log.ts`)
+  const db = openDatabase(':memory:')
+  const watcher = new DataVersionWatcher(db)
+  const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
+  const keys = new SqliteKeyStore(db, { watcher })
+  const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
+  for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
+  const app = createApp({ pets, keys, logger: createLogger('silent'), socketAddress: () => '127.0.0.1' })
+  return async () => {
+    const start = Bun.nanoseconds()
+    for (let i = 0; i < ITERATIONS; i++) {
+      const response = await app.handle(
+        new Request('http://localhost/v1/pets', { headers: { authorization: `Bearer ${secret}` } }),
+      )
+      if (response.status !== 200) throw new Error(`status ${response.status}`)
+      await response.arrayBuffer()
+    }
+    return (Bun.nanoseconds() - start) / ITERATIONS / 1000
+  }
+}
+
+function cpuSeconds(pid: number): number {
+  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
+}
+
+async function wrk(url: string, key: string, seconds: number): Promise<number> {
+  const args = ['taskset', '-c', '1', 'wrk', '-t1', '-c50', `-d${seconds}s`, '-H', `Authorization: Bearer ${key}`, url]
+  const output = await new Response(Bun.spawn(args, { stdout: 'pipe' }).stdout).text()
+  if (output.includes('Non-2xx')) throw new Error(`wrong answers:\n${output}`)
+  return Number(/(\d+) requests in/.exec(output)![1])
+}
+
+/** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
+async function served(root: string, port: number, stops: (() => void)[]) {
+  const db = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
+  const created = Bun.spawnSync(
+    [
+      BUN,
+      'src/main.ts',
+      'keys',
+      'create',
+      '--plan',
+      'enterprise',
+      '--rpm',
+      '1000000000',
+      '--rpd',
+      '1000000000',
+      '--db',
+      db,
+    ],
+    { cwd: root },
+  )
+  const key = created.stdout.toString().trim()
+  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
+    cwd: root,
+    env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  stops.push(() => server.kill())
+  const base = `http://127.0.0.1:${port}`
+  for (let i = 0; i < 100; i++)
+    if (
+      await fetch(`${base}/health`).then(
+        (r) => r.ok,
+        () => false,
+      )
+    )
+      break
+    else await Bun.sleep(100)
+  for (let i = 0; i < 25; i++)
+    await fetch(`${base}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
+    })
+  const list = `${base}/v1/pets?limit=20`
+  return async () => {
+    await wrk(list, key, 2)
+    const before = cpuSeconds(server.pid)
+    const requests = await wrk(list, key, 5)
+    return ((cpuSeconds(server.pid) - before) / requests) * 1e6
+  }
+}
+
+await interleaved('in process, µs per request', {
+  before: await inProcess(TREES.before),
+  after: await inProcess(TREES.after),
+})
+const stops: (() => void)[] = []
+try {
+  await interleaved('server CPU per request (wrk)', {
+    before: await served(TREES.before, 47100, stops),
+    after: await served(TREES.after, 47101, stops),
+  })
+} finally {
+  for (const stop of stops) stop()
+}
