@@ -6,6 +6,7 @@ import { healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
 import { browserSafety } from './http/browser_safety'
 import { Callers } from './http/callers'
+import { type CorsOrigins, cors } from './http/cors'
 import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
 import { LastUseRecorder } from './keys/last_use'
@@ -40,12 +41,15 @@ export interface AppDeps {
   logger: Logger
   /** Keeps when each key was last used; one writing to `keys` when absent. */
   lastUse?: LastUseRecorder
+  /** Origins whose pages may call the API (CORS_ORIGINS); no CORS headers when absent. */
+  corsOrigins?: CorsOrigins
 }
 
 /**
- * The one Elysia chain, in the order a request meets it: the request log
- * wraps everything, errors are mapped first (so validation failures become
- * 400s), the guard authenticates and rate-limits, oversized requests are
+ * The one Elysia chain, in the order a request meets it: the browser's
+ * safe defaults, the request log and CORS wrap everything (a preflight is
+ * answered there, before the guard); errors are mapped first (so
+ * validation failures become 400s), the guard authenticates and rate-limits, oversized requests are
  * refused, then the routes. `normalize: false` makes unknown properties a
  * 400 instead of silently stripping them.
  */
@@ -63,33 +67,39 @@ export function createApp(deps: AppDeps) {
     const reset = async () => limiter.reset(keySubject(key), quotaResetName(key), clock())
     reset().catch((error) => logger.warn('could not reset a key quota', { keyId: key.id, ...errorFields(error) }))
   })
-  return app
-    .use(requestLog({ logger, callers }))
-    .use(browserSafety())
-    .use(
-      errorMapper({
-        allowedMethods: allowedMethods(() => app.routes),
-        reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
-        // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
-        settle: settleQuota,
-      }),
-    )
-    .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
-    .use(
-      apiGuard({
-        callers,
-        keys: deps.keys,
-        limiter,
-        clock,
-        trustProxy: deps.trustProxy ?? false,
-        ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
-        socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
-        lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
-      }),
-    )
-    .use(requestBounds())
-    .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, settleQuota }))
-    .use(rateLimitRoutes({ limiter, callers, clock }))
-    .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
-    .use(healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }))
+  return (
+    app
+      // Wraps: each one used later wraps those before it, so a preflight answered by CORS is still logged and safe.
+      .use(deps.corsOrigins === undefined ? new Elysia({ name: 'cors-off' }) : cors(deps.corsOrigins))
+      .use(requestLog({ logger, callers }))
+      .use(browserSafety())
+      .use(
+        errorMapper({
+          allowedMethods: allowedMethods(() => app.routes),
+          reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
+          // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
+          settle: settleQuota,
+        }),
+      )
+      .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
+      .use(
+        apiGuard({
+          callers,
+          keys: deps.keys,
+          limiter,
+          clock,
+          trustProxy: deps.trustProxy ?? false,
+          ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
+          socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
+          lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
+        }),
+      )
+      .use(requestBounds())
+      .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, settleQuota }))
+      .use(rateLimitRoutes({ limiter, callers, clock }))
+      .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
+      .use(
+        healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }),
+      )
+  )
 }

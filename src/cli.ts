@@ -28,7 +28,8 @@ TRUST_PROXY (${defaults.TRUST_PROXY}), IPV6_PREFIX (${defaults.IPV6_PREFIX}: cal
 ANON_SUBJECTS_MAX (${defaults.ANON_SUBJECTS_MAX}: callers without a key held by the in-memory limiter), LOG_LEVEL (${defaults.LOG_LEVEL}), SQLITE_SYNCHRONOUS (${SYNCHRONOUS_MODES.join('|')}; ${defaults.SQLITE_SYNCHRONOUS}), HTTP_IDLE_TIMEOUT (${defaults.HTTP_IDLE_TIMEOUT}).
 Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (${defaults.DATABASE_POOL_SIZE}), REDIS_URL (redis://…),
 REDIS_FAILURE_MODE (${REDIS_FAILURE_MODES.join('|')}; ${defaults.REDIS_FAILURE_MODE}: while Redis is unreachable, limit per instance or answer 503),
-REDIS_KEY_PREFIX (${defaults.REDIS_KEY_PREFIX}).`
+REDIS_KEY_PREFIX (${defaults.REDIS_KEY_PREFIX}).
+Browsers: CORS_ORIGINS (unset: no CORS headers; * or origins separated by commas, whose pages may call /v1).`
 
 /** The process's standard streams as an `Io`. */
 const processIo: Io = {

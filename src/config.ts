@@ -1,3 +1,4 @@
+import type { CorsOrigins } from './http/cors'
 import { LOG_LEVELS, type LogLevel } from './log'
 
 /** How hard SQLite works to keep a commit: `normal` survives a crash of the process, `full` also a power loss. */
@@ -51,6 +52,8 @@ export interface Config {
   ipv6Prefix: number
   /** How many callers without a key the in-memory limiter holds at most (least recently seen go first). */
   anonSubjectsMax: number
+  /** Origins whose pages may call the API from a browser (`*`: every one); undefined sends no CORS headers. */
+  corsOrigins: CorsOrigins | undefined
 }
 
 /** A bad environment variable; `variable` names it. */
@@ -103,6 +106,7 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       10_000_000,
       ENV_DEFAULTS.ANON_SUBJECTS_MAX,
     ),
+    corsOrigins: corsOrigins(env.CORS_ORIGINS),
   })
 }
 
@@ -160,4 +164,36 @@ function oneOf<T extends string>(variable: string, value: string | undefined, al
   if (value === undefined || value === '') return fallback
   if ((allowed as readonly string[]).includes(value)) return value as T
   throw new ConfigError(variable, `must be one of ${allowed.join(', ')}, got "${value}"`)
+}
+
+/**
+ * Reads CORS_ORIGINS: `*`, or origins separated by commas, each a scheme,
+ * host and optional port (`https://shop.example`, `http://localhost:5173`),
+ * as a browser sends it in `Origin`.
+ */
+function corsOrigins(value: string | undefined): CorsOrigins | undefined {
+  if (value === undefined || value.trim() === '') return undefined
+  const parts = value
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
+  if (parts.length === 0) throw new ConfigError('CORS_ORIGINS', 'must be * or a comma-separated list of origins')
+  if (parts.includes('*')) {
+    if (parts.length === 1) return '*'
+    throw new ConfigError('CORS_ORIGINS', '* allows every origin: give it alone or list origins')
+  }
+  return parts.map((part) => {
+    let url: URL
+    try {
+      url = new URL(part)
+    } catch {
+      throw new ConfigError('CORS_ORIGINS', `"${part}" is not an origin such as https://shop.example`)
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:')
+      throw new ConfigError('CORS_ORIGINS', `"${part}" must start with http:// or https://`)
+    // An origin has no path, query, fragment or user: a browser never sends one in `Origin`.
+    if (url.pathname !== '/' || url.search || url.hash || url.username || url.password)
+      throw new ConfigError('CORS_ORIGINS', `"${part}" must be an origin only (scheme, host, port), without a path`)
+    return url.origin
+  })
 }

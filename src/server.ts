@@ -56,6 +56,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     keys: stores.keys,
     limiter,
     publicUrl: config.publicUrl,
+    corsOrigins: config.corsOrigins,
     trustProxy: config.trustProxy,
     ipv6Prefix: config.ipv6Prefix,
     logger,

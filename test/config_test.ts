@@ -19,6 +19,7 @@ describe('loadConfig', () => {
       redisKeyPrefix: 'animal-store:rl',
       ipv6Prefix: 64,
       anonSubjectsMax: 1_000_000,
+      corsOrigins: undefined,
     })
   })
 
@@ -118,5 +119,27 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ DATABASE_URL: 'postgres://db/pets', DATABASE_PATH: 'x.sqlite' })).toThrow(
       /^DATABASE_URL: .*not both/,
     )
+  })
+  test('reads CORS_ORIGINS: every origin, or a list made canonical as a browser sends Origin', () => {
+    expect(loadConfig({ CORS_ORIGINS: '*' }).corsOrigins).toBe('*')
+    expect(loadConfig({ CORS_ORIGINS: '' }).corsOrigins).toBeUndefined()
+    expect(
+      loadConfig({ CORS_ORIGINS: 'https://Shop.Example, http://localhost:5173/,https://a.example:443' }).corsOrigins,
+    ).toEqual(['https://shop.example', 'http://localhost:5173', 'https://a.example'])
+  })
+
+  test.each([
+    ['*, https://shop.example', /give it alone/],
+    [' , ', /comma-separated list/],
+    ['shop.example', /not an origin/],
+    ['localhost:5173', /must start with http/],
+    ['ftp://shop.example', /must start with http/],
+    ['https://shop.example/app', /origin only/],
+    ['https://shop.example?x=1', /origin only/],
+    ['https://user@shop.example', /origin only/],
+    ['null', /not an origin/],
+  ])('refuses CORS_ORIGINS=%s naming the variable', (value, why) => {
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/^CORS_ORIGINS: /)
+    expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(why)
   })
 })
