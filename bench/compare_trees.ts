@@ -9,6 +9,7 @@
 // and link node_modules into it.
 //
 //   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000]
+//                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -20,6 +21,7 @@ const { values } = parseArgs({
     after: { type: 'string', default: join(import.meta.dir, '..') },
     rounds: { type: 'string', default: '7' },
     iterations: { type: 'string', default: '50000' },
+    header: { type: 'string', multiple: true, default: [] },
   },
 })
 if (values.before === undefined) throw new Error('--before DIR is required (a checkout of the tree to compare with)')
@@ -27,6 +29,11 @@ const TREES = { before: resolve(values.before), after: resolve(values.after) }
 const ROUNDS = Number(values.rounds)
 const ITERATIONS = Number(values.iterations)
 const BUN = process.execPath
+const HEADERS = (values.header as string[]).map((header) => {
+  const colon = header.indexOf(':')
+  if (colon < 1) throw new Error(`--header "${header}" must be "Name: value"`)
+  return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()] as [string, string]
+})
 const CLOCK_TICKS = 100 // USER_HZ on Linux
 
 type Tree = keyof typeof TREES
@@ -66,7 +73,7 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
     const start = Bun.nanoseconds()
     for (let i = 0; i < ITERATIONS; i++) {
       const response = await app.handle(
-        new Request('http://localhost/v1/pets', { headers: { authorization: `Bearer ${secret}` } }),
+        new Request('http://localhost/v1/pets', { headers: [...HEADERS, ['authorization', `Bearer ${secret}`]] }),
       )
       if (response.status !== 200) throw new Error(`status ${response.status}`)
       await response.arrayBuffer()
@@ -81,7 +88,20 @@ function cpuSeconds(pid: number): number {
 }
 
 async function wrk(url: string, key: string, seconds: number): Promise<number> {
-  const args = ['taskset', '-c', '1', 'wrk', '-t1', '-c50', `-d${seconds}s`, '-H', `Authorization: Bearer ${key}`, url]
+  const headers = HEADERS.flatMap(([name, value]) => ['-H', `${name}: ${value}`])
+  const args = [
+    'taskset',
+    '-c',
+    '1',
+    'wrk',
+    '-t1',
+    '-c50',
+    `-d${seconds}s`,
+    ...headers,
+    '-H',
+    `Authorization: Bearer ${key}`,
+    url,
+  ]
   const output = await new Response(Bun.spawn(args, { stdout: 'pipe' }).stdout).text()
   if (output.includes('Non-2xx')) throw new Error(`wrong answers:\n${output}`)
   return Number(/(\d+) requests in/.exec(output)![1])

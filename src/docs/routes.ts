@@ -2,6 +2,8 @@ import { type AnyElysia, Elysia } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
+import { negotiatedResponse, Representation } from '../http/compression'
+import { entityTag } from '../http/conditional'
 import { baseUrl } from '../http/url'
 import { buildOpenApiDocument, serversOf } from './openapi'
 
@@ -17,24 +19,31 @@ const FAVICON_SVG =
   '<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 100 100"><text y=".9em" font-size="90">🐾</text></svg>'
 const FAVICON_DATA_URL = `data:image/svg+xml,${encodeURIComponent(FAVICON_SVG)}`
 
-// Relative URLs, so the page also works under a proxy's path prefix. No
-// validator badge: Swagger UI would otherwise send the document to swagger.io.
-const PAGE = `<!doctype html>
+/**
+ * The docs page, naming each asset by its version (the `v` query is its
+ * ETag's hash), so a browser may keep an asset for a year and a new release
+ * is fetched at once. Relative URLs, so the page also works under a proxy's
+ * path prefix. No validator badge: Swagger UI would otherwise send the
+ * document to swagger.io.
+ */
+function docsPage(version: (asset: StaticAsset) => string): string {
+  return `<!doctype html>
 <html lang="en">
 <head>
   <meta charset="utf-8">
   <meta name="viewport" content="width=device-width, initial-scale=1">
   <title>Animal Store API</title>
   <link rel="icon" href="${FAVICON_DATA_URL}">
-  <link rel="stylesheet" href="docs/swagger-ui.css">
+  <link rel="stylesheet" href="docs/swagger-ui.css?v=${version(SWAGGER_CSS)}">
 </head>
 <body>
   <div id="swagger-ui"></div>
-  <script src="docs/swagger-ui-bundle.js"></script>
-  <script src="docs/swagger-init.js"></script>
+  <script src="docs/swagger-ui-bundle.js?v=${version(SWAGGER_BUNDLE)}"></script>
+  <script src="docs/swagger-init.js?v=${version(INIT)}"></script>
 </body>
 </html>
 `
+}
 
 // Served as a file, not inline, so the page's Content-Security-Policy needs no 'unsafe-inline' for scripts.
 // The document's URL is relative to the page, as the page's own are.
@@ -48,6 +57,43 @@ const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
   displayRequestDuration: true
 })
 `
+
+/** A file the docs page loads: its bytes come from a path (in the binary when compiled) or from text. */
+interface StaticAsset {
+  source: { path: string } | { text: string }
+  contentType: string
+}
+
+const SWAGGER_BUNDLE: StaticAsset = {
+  source: { path: swaggerBundle },
+  contentType: 'application/javascript; charset=utf-8',
+}
+const SWAGGER_CSS: StaticAsset = { source: { path: swaggerCss }, contentType: 'text/css; charset=utf-8' }
+const INIT: StaticAsset = { source: { text: INIT_SCRIPT }, contentType: 'application/javascript; charset=utf-8' }
+
+// The assets never change while the process runs: read, tagged and compressed once per process, on first use.
+const loaded = new Map<StaticAsset, Promise<Representation>>()
+
+function load(asset: StaticAsset): Promise<Representation> {
+  let representation = loaded.get(asset)
+  if (representation === undefined) {
+    representation = (async () => {
+      const { source } = asset
+      const bytes = 'path' in source ? await Bun.file(source.path).bytes() : new TextEncoder().encode(source.text)
+      const representation = new Representation(bytes, `"${Bun.hash(bytes).toString(36)}"`, 'best')
+      // The first visitor waits for gzip (milliseconds); brotli follows on zlib's threads for those after.
+      await representation.startCompressing()
+      return representation
+    })()
+    loaded.set(asset, representation)
+  }
+  return representation
+}
+
+/** The version the page names an asset by: its ETag without the quotes. */
+function versionOf(representation: Representation): string {
+  return representation.identity.etag.slice(1, -1)
+}
 
 /**
  * The docs page may load and call only its own origin: scripts, styles and
@@ -63,63 +109,91 @@ export const DOCS_CONTENT_SECURITY_POLICY = [
   "frame-ancestors 'none'",
 ].join('; ')
 
+/** What may change with a release (the page, the document, an unversioned asset URL): kept, but asked about each time. */
+export const REVALIDATE_EACH_TIME = 'no-cache'
+/** An asset named by its version never changes: kept for a year and never asked about. */
+export const IMMUTABLE = 'public, max-age=31536000, immutable'
+const DAY = 'public, max-age=86400'
+
 const PAGE_HEADERS = {
   'content-type': 'text/html; charset=utf-8',
   'content-security-policy': DOCS_CONTENT_SECURITY_POLICY,
   // "Try it out" and links away from the page tell no one where they came from.
   'referrer-policy': 'no-referrer',
+  'cache-control': REVALIDATE_EACH_TIME,
 }
 
-const DAY = 'public, max-age=86400'
+// The document is the same for every request but its `servers`, which follow the request's base URL (with no
+// PUBLIC_URL): a few bases are kept compressed; more (a client inventing Host headers) start the set afresh.
+const OPENAPI_BASES_KEPT = 8
 
 /**
  * `GET /openapi.json`, the Swagger UI at `/docs` (under a strict
- * Content-Security-Policy) and its icon, `GET /` sent on to `/docs`, every asset served from
- * the local swagger-ui-dist (embedded in the compiled binary), so the docs
- * work air-gapped. None of them needs a key.
+ * Content-Security-Policy) and its icon, `GET /` sent on to `/docs`, every
+ * asset served from the local swagger-ui-dist (embedded in the compiled
+ * binary), so the docs work air-gapped. Assets and the document are sent
+ * compressed when the browser asks (brotli or gzip, made once), with an
+ * ETag for a 304. None of them needs a key.
  */
 export function docsRoutes({ app, publicUrl }: DocsOptions) {
   let document: OpenAPIV3_1.Document | undefined
+  const documents = new Map<string, Representation>()
+  let page: Representation | undefined
+  const pageRepresentation = async () => {
+    if (page !== undefined) return page
+    const versions = new Map<StaticAsset, string>()
+    for (const asset of [SWAGGER_BUNDLE, SWAGGER_CSS, INIT]) versions.set(asset, versionOf(await load(asset)))
+    const html = docsPage((asset) => versions.get(asset) as string)
+    page = new Representation(html, entityTag(html))
+    return page
+  }
+  const assetRoute =
+    (asset: StaticAsset) =>
+    async ({ request }: { request: Request }) => {
+      const representation = await load(asset)
+      const versioned = new URL(request.url).searchParams.get('v') === versionOf(representation)
+      return negotiatedResponse(request, representation, {
+        'content-type': asset.contentType,
+        'cache-control': versioned ? IMMUTABLE : REVALIDATE_EACH_TIME,
+      })
+    }
   return (
     new Elysia({ name: 'docs' })
       .get(
         '/openapi.json',
         ({ request }) => {
-          // Built once; only `servers` follows the request, as `Link` and `Location` do (not cached per host,
-          // which a client could grow without bound).
+          // Built once; only `servers` follows the request, as `Link` and `Location` do.
           const base = baseUrl(publicUrl, request.url)
-          document ??= buildOpenApiDocument(app(), { baseUrl: base })
-          const served = { ...document, servers: serversOf(base) }
-          return new Response(JSON.stringify(served), {
-            headers: { 'content-type': 'application/json; charset=utf-8' },
+          let representation = documents.get(base)
+          if (representation === undefined) {
+            document ??= buildOpenApiDocument(app(), { baseUrl: base })
+            const json = JSON.stringify({ ...document, servers: serversOf(base) })
+            representation = new Representation(json, entityTag(json))
+            if (documents.size >= OPENAPI_BASES_KEPT) documents.clear()
+            documents.set(base, representation)
+          }
+          return negotiatedResponse(request, representation, {
+            'content-type': 'application/json; charset=utf-8',
+            'cache-control': REVALIDATE_EACH_TIME,
           })
         },
         { detail: { hide: true } },
       )
       .get(
         '/docs',
-        ({ request }) => {
+        async ({ request }) => {
           // "/docs/" would resolve the page's relative URLs one folder too deep.
           if (new URL(request.url).pathname.endsWith('/'))
             return new Response(null, { status: 308, headers: { location: '../docs' } })
-          return new Response(PAGE, { headers: PAGE_HEADERS })
+          return negotiatedResponse(request, await pageRepresentation(), PAGE_HEADERS)
         },
         { detail: { hide: true } },
       )
-      .get(
-        '/docs/swagger-init.js',
-        () =>
-          new Response(INIT_SCRIPT, {
-            headers: { 'content-type': 'application/javascript; charset=utf-8', 'cache-control': DAY },
-          }),
-        { detail: { hide: true } },
-      )
+      .get('/docs/swagger-init.js', assetRoute(INIT), { detail: { hide: true } })
       // A newcomer who opens the service's address lands on its documentation. Relative, as the page's URLs are.
       .get('/', () => new Response(null, { status: 302, headers: { location: 'docs' } }), { detail: { hide: true } })
-      .get('/docs/swagger-ui-bundle.js', () => asset(swaggerBundle, 'application/javascript; charset=utf-8'), {
-        detail: { hide: true },
-      })
-      .get('/docs/swagger-ui.css', () => asset(swaggerCss, 'text/css; charset=utf-8'), { detail: { hide: true } })
+      .get('/docs/swagger-ui-bundle.js', assetRoute(SWAGGER_BUNDLE), { detail: { hide: true } })
+      .get('/docs/swagger-ui.css', assetRoute(SWAGGER_CSS), { detail: { hide: true } })
       // Browsers ask for it on any page they show (the JSON document, say): the same icon, not a 404 in the console.
       .get(
         '/favicon.ico',
@@ -127,8 +201,4 @@ export function docsRoutes({ app, publicUrl }: DocsOptions) {
         { detail: { hide: true } },
       )
   )
-}
-
-function asset(path: string, contentType: string): Response {
-  return new Response(Bun.file(path), { headers: { 'content-type': contentType, 'cache-control': DAY } })
 }

@@ -32,8 +32,19 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
   let url: string
   let secret: string
   let stop: () => Promise<void>
+  // A page on another origin, and an API that lets it call (CORS_ORIGINS names the page's origin).
+  let pageServer: ReturnType<typeof Bun.serve>
+  let corsApi: Awaited<ReturnType<typeof makeTestApp>>
 
   beforeAll(async () => {
+    pageServer = Bun.serve({
+      port: 0,
+      hostname: '127.0.0.1',
+      fetch: () => new Response('<!doctype html><title>shop</title>', { headers: { 'content-type': 'text/html' } }),
+    })
+    corsApi = await makeTestApp({ corsOrigins: [`http://127.0.0.1:${pageServer.port}`] })
+    for (const name of ['Rex', 'Tom']) await corsApi.call('POST', '/v1/pets', { body: { name, categoryId: 1 } })
+    corsApi.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     const made = await makeTestApp()
     secret = made.secret
     await made.call('POST', '/v1/pets', { body: { name: 'Biscuit', categoryId: 4 } })
@@ -48,6 +59,8 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
   afterAll(async () => {
     await browser?.close()
     await stop?.()
+    await corsApi?.app.stop()
+    pageServer?.stop(true)
   })
 
   test('loads /docs, authorizes with a key and runs "Try it out" on listPets and createPet', async () => {
@@ -60,6 +73,11 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     const blocked: string[] = []
     page.on('console', (message) => {
       if (message.text().includes('Content Security Policy')) blocked.push(message.text())
+    })
+    // What the browser downloads for the page: every asset compressed (gzip at first, brotli once it is made).
+    const codings = new Map<string, string | undefined>()
+    page.on('response', (response) => {
+      codings.set(new URL(response.url()).pathname, response.headers()['content-encoding'])
     })
     await page.goto(`${url}/docs`)
     for (const id of ['listPets', 'createPet', 'getPet'])
@@ -106,6 +124,8 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     await list.screenshot({ path: join(RESULTS, 'swagger-ui-list-pets.jpg'), quality: 80 })
     expect(outside).toEqual([])
     expect(blocked).toEqual([])
+    for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/openapi.json'])
+      expect({ asset, coding: codings.get(asset) }).toEqual({ asset, coding: expect.stringMatching(/^(gzip|br)$/) })
   }, 60_000)
 
   test('GET / lands on /docs, which is served under its Content-Security-Policy', async () => {
@@ -114,5 +134,47 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     expect(page.url()).toBe(`${url}/docs`)
     expect(response!.headers()['content-security-policy']).toContain("default-src 'self'")
     await page.locator('#operations-pets-listPets').waitFor({ timeout: 15_000 })
+  }, 60_000)
+  test('a page on another origin calls the API with a key and reads the rate-limit and Link headers (CORS)', async () => {
+    const page = await browser.newPage()
+    await page.goto(`http://127.0.0.1:${pageServer.port}/`)
+    const api = `http://127.0.0.1:${corsApi.app.server!.port}`
+    const read = await page.evaluate(
+      async ({ api, secret }) => {
+        const response = await fetch(`${api}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${secret}` } })
+        const created = await fetch(`${api}/v1/pets`, {
+          method: 'POST',
+          headers: { authorization: `Bearer ${secret}`, 'content-type': 'application/json', 'idempotency-key': 'k1' },
+          body: JSON.stringify({ name: 'Pickle', categoryId: 2 }),
+        })
+        return {
+          status: response.status,
+          remaining: response.headers.get('x-ratelimit-remaining'),
+          link: response.headers.get('link'),
+          pets: ((await response.json()) as { name: string }[]).map((pet) => pet.name),
+          createdStatus: created.status,
+          location: created.headers.get('location'),
+        }
+      },
+      { api, secret: corsApi.secret },
+    )
+    expect(read).toEqual({
+      status: 200,
+      remaining: expect.stringMatching(/^\d+$/),
+      link: `<${api}/v1/pets?limit=1&after=1>; rel="next"`,
+      pets: ['Rex'],
+      createdStatus: 201,
+      location: `${api}/v1/pets/3`,
+    })
+    // Without CORS for its origin, the same call fails in the browser: the other app names no origin.
+    const refused = await page.evaluate(async (api) => {
+      try {
+        await fetch(`${api}/v1/pets`, { headers: { authorization: 'Bearer x' } })
+        return 'answered'
+      } catch (error) {
+        return String(error)
+      }
+    }, url)
+    expect(refused).toContain('Failed to fetch')
   }, 60_000)
 })
