@@ -10,6 +10,8 @@
 //
 //   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000]
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
+//                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
+//                              with --before and --after the same tree, it measures what a setting costs)
 import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
@@ -22,6 +24,7 @@ const { values } = parseArgs({
     rounds: { type: 'string', default: '7' },
     iterations: { type: 'string', default: '50000' },
     header: { type: 'string', multiple: true, default: [] },
+    'after-env': { type: 'string', multiple: true, default: [] },
   },
 })
 if (values.before === undefined) throw new Error('--before DIR is required (a checkout of the tree to compare with)')
@@ -29,6 +32,13 @@ const TREES = { before: resolve(values.before), after: resolve(values.after) }
 const ROUNDS = Number(values.rounds)
 const ITERATIONS = Number(values.iterations)
 const BUN = process.execPath
+const AFTER_ENV = Object.fromEntries(
+  (values['after-env'] as string[]).map((setting) => {
+    const equals = setting.indexOf('=')
+    if (equals < 1) throw new Error(`--after-env "${setting}" must be NAME=VALUE`)
+    return [setting.slice(0, equals), setting.slice(equals + 1)]
+  }),
+)
 const HEADERS = (values.header as string[]).map((header) => {
   const colon = header.indexOf(':')
   if (colon < 1) throw new Error(`--header "${header}" must be "Name: value"`)
@@ -108,7 +118,7 @@ async function wrk(url: string, key: string, seconds: number): Promise<number> {
 }
 
 /** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
-async function served(root: string, port: number, stops: (() => void)[]) {
+async function served(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string> = {}) {
   const db = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
   const created = Bun.spawnSync(
     [
@@ -130,7 +140,7 @@ async function served(root: string, port: number, stops: (() => void)[]) {
   const key = created.stdout.toString().trim()
   const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
     cwd: root,
-    env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn' },
+    env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
     stdout: 'ignore',
     stderr: 'ignore',
   })
@@ -168,7 +178,7 @@ const stops: (() => void)[] = []
 try {
   await interleaved('server CPU per request (wrk)', {
     before: await served(TREES.before, 47100, stops),
-    after: await served(TREES.after, 47101, stops),
+    after: await served(TREES.after, 47101, stops, AFTER_ENV),
   })
 } finally {
   for (const stop of stops) stop()

@@ -7,11 +7,15 @@ import { allowedMethods } from './http/allowed_methods'
 import { browserSafety } from './http/browser_safety'
 import { Callers } from './http/callers'
 import { type CorsOrigins, cors } from './http/cors'
+import { everyResponse, type ResponseStep } from './http/every_response'
 import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
 import { LastUseRecorder } from './keys/last_use'
 import type { KeyStore } from './keys/store'
 import { errorFields, type Logger } from './log'
+import { meteredLimiter } from './metrics/metered_limiter'
+import type { ServiceMetrics } from './metrics/metrics'
+import { requestMetrics } from './metrics/request_metrics'
 import { getPetDeprecation } from './pets/deprecation'
 import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
@@ -43,24 +47,40 @@ export interface AppDeps {
   lastUse?: LastUseRecorder
   /** Origins whose pages may call the API (CORS_ORIGINS); no CORS headers when absent. */
   corsOrigins?: CorsOrigins
+  /** The Prometheus metrics (with ADMIN_PORT); when absent, no request does any metrics work. */
+  metrics?: ServiceMetrics
+  /** The `Strict-Transport-Security` value for every response, when the service speaks HTTPS. */
+  strictTransportSecurity?: string
+  /** Whether requests come over HTTPS (their URLs start with `https://`); plain HTTP when absent. */
+  https?: boolean
 }
 
 /**
- * The one Elysia chain, in the order a request meets it: the browser's
- * safe defaults, the request log and CORS wrap everything (a preflight is
+ * The one Elysia chain, in the order a request meets it: one wrap runs
+ * the metrics, the browser's safe defaults and the request log around every
+ * response, and CORS wraps everything inside it (a preflight is
  * answered there, before the guard); errors are mapped first (so
  * validation failures become 400s), the guard authenticates and rate-limits, oversized requests are
  * refused, then the routes. `normalize: false` makes unknown properties a
  * 400 instead of silently stripping them.
  */
 export function createApp(deps: AppDeps) {
-  // standardHostname off: Elysia would otherwise assume a host of at least four
-  // characters and misread the path of a request sent with `Host: x`.
-  const app = new Elysia({ normalize: false, handler: { standardHostname: false } })
+  // Elysia finds the path by searching for "/" from a fixed index: 7 with standardHostname off (right after
+  // "http://", so any Host works), 11 with it on (after "https://" and a host of at least three characters:
+  // from 7 it would find the second slash of "https://"). Over HTTPS a shorter Host is refused at the
+  // listener (server.ts).
+  const app = new Elysia({ normalize: false, handler: { standardHostname: deps.https === true } })
   const callers = new Callers()
   const { logger } = deps
   const clock = deps.clock ?? Date.now
-  const limiter: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
+  const { metrics } = deps
+  const unmetered: RateLimiter = deps.limiter ?? new MemoryRateLimiter()
+  const limiter =
+    metrics === undefined
+      ? unmetered
+      : meteredLimiter(unmetered, (decision) => {
+          if (decision.refusal !== undefined) metrics.refused(decision.refusal)
+        })
   const settleQuota = quotaSettlement({ limiter, callers, clock })
   // `keys unban`, seen through the key store's change notice: the key's quota starts afresh here.
   deps.keys.onQuotaReset((key) => {
@@ -69,16 +89,23 @@ export function createApp(deps: AppDeps) {
   })
   return (
     app
-      // Wraps: each one used later wraps those before it, so a preflight answered by CORS is still logged and safe.
+      // Wraps: one used later wraps those before it, so a preflight CORS answers is still logged, safe and counted.
       .use(deps.corsOrigins === undefined ? new Elysia({ name: 'cors-off' }) : cors(deps.corsOrigins))
-      .use(requestLog({ logger, callers }))
-      .use(browserSafety())
+      // Started in this order, finished in reverse: the metrics time everything and see the final status.
+      .use(
+        everyResponse('every-response', [
+          ...(metrics === undefined ? [] : [requestMetrics(metrics) as ResponseStep]),
+          browserSafety({ strictTransportSecurity: deps.strictTransportSecurity }) as ResponseStep,
+          requestLog({ logger, callers }) as ResponseStep,
+        ]),
+      )
       .use(
         errorMapper({
           allowedMethods: allowedMethods(() => app.routes),
           reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
           // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
           settle: settleQuota,
+          storeUnavailable: metrics && (() => metrics.databaseError()),
         }),
       )
       .use(getPetDeprecation({ publicUrl: deps.publicUrl }))

@@ -29,7 +29,9 @@ ANON_SUBJECTS_MAX (${defaults.ANON_SUBJECTS_MAX}: callers without a key held by 
 Several instances: DATABASE_URL (postgres://…, instead of DATABASE_PATH), DATABASE_POOL_SIZE (${defaults.DATABASE_POOL_SIZE}), REDIS_URL (redis://…),
 REDIS_FAILURE_MODE (${REDIS_FAILURE_MODES.join('|')}; ${defaults.REDIS_FAILURE_MODE}: while Redis is unreachable, limit per instance or answer 503),
 REDIS_KEY_PREFIX (${defaults.REDIS_KEY_PREFIX}).
-Browsers: CORS_ORIGINS (unset: no CORS headers; * or origins separated by commas, whose pages may call /v1).`
+Browsers: CORS_ORIGINS (unset: no CORS headers; * or origins separated by commas, whose pages may call /v1).
+HTTPS: TLS_CERT_FILE and TLS_KEY_FILE (PEM, both or neither; SIGHUP reads them again).
+Metrics: ADMIN_PORT (unset: off; a second listener with /metrics and /health), ADMIN_HOST (${defaults.ADMIN_HOST}).`
 
 /** The process's standard streams as an `Io`. */
 const processIo: Io = {

@@ -23,6 +23,7 @@ export const ENV_DEFAULTS = {
   REDIS_KEY_PREFIX: 'animal-store:rl',
   IPV6_PREFIX: 64,
   ANON_SUBJECTS_MAX: 1_000_000,
+  ADMIN_HOST: '127.0.0.1',
 } as const satisfies Record<string, string | number>
 
 /** Everything the service reads from its environment, validated. */
@@ -54,6 +55,12 @@ export interface Config {
   anonSubjectsMax: number
   /** Origins whose pages may call the API from a browser (`*`: every one); undefined sends no CORS headers. */
   corsOrigins: CorsOrigins | undefined
+  /** The port of the admin listener (`/metrics`, `/health`); undefined: no admin listener, no metrics. */
+  adminPort: number | undefined
+  /** The address the admin listener binds. */
+  adminHost: string
+  /** The certificate chain and private key files (PEM) to serve HTTPS with; undefined: plain HTTP. */
+  tls: { certFile: string; keyFile: string } | undefined
 }
 
 /** A bad environment variable; `variable` names it. */
@@ -107,7 +114,27 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       ENV_DEFAULTS.ANON_SUBJECTS_MAX,
     ),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
+    adminPort: adminPort(env.ADMIN_PORT, env.PORT),
+    adminHost: nonEmpty('ADMIN_HOST', env.ADMIN_HOST, ENV_DEFAULTS.ADMIN_HOST),
+    tls: tlsFiles(env.TLS_CERT_FILE, env.TLS_KEY_FILE),
   })
+}
+
+function adminPort(value: string | undefined, port: string | undefined): number | undefined {
+  if (value === undefined || value === '') return undefined
+  const admin = integer('ADMIN_PORT', value, 0, 65535, 0)
+  if (admin !== 0 && admin === integer('PORT', port, 0, 65535, ENV_DEFAULTS.PORT))
+    throw new ConfigError('ADMIN_PORT', `must differ from PORT (${admin}): the admin listener is a second one`)
+  return admin
+}
+
+function tlsFiles(cert: string | undefined, key: string | undefined): Config['tls'] {
+  const certFile = cert === '' ? undefined : cert
+  const keyFile = key === '' ? undefined : key
+  if (certFile === undefined && keyFile === undefined) return undefined
+  if (keyFile === undefined) throw new ConfigError('TLS_KEY_FILE', 'must be set with TLS_CERT_FILE (both or neither)')
+  if (certFile === undefined) throw new ConfigError('TLS_CERT_FILE', 'must be set with TLS_KEY_FILE (both or neither)')
+  return { certFile, keyFile }
 }
 
 function serverUrl(variable: string, value: string | undefined, protocols: string[]): string | undefined {

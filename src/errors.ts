@@ -101,6 +101,8 @@ export interface ErrorMapperOptions {
   allowedMethods(path: string): string | undefined
   /** Called with anything unexpected before it is answered with a bare 500. */
   reportUnexpected(error: unknown): void
+  /** Called when a request is answered 503 because the database does not answer (the metrics count it). */
+  storeUnavailable?(): void
   /**
    * Called with the status before any error is answered, headers still open
    * (the quota settlement); the answer waits for it, and an Error body it
@@ -131,6 +133,7 @@ export function errorMapper(options: ErrorMapperOptions) {
 function toHttpError(code: string | number, error: unknown, path: string, options: ErrorMapperOptions): HttpError {
   if (error instanceof HttpError) return error
   if (error instanceof StoreUnavailableError) {
+    options.storeUnavailable?.()
     return new HttpError('unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
   }
   switch (code) {

@@ -7,6 +7,17 @@ if (typeof result === 'number') {
   process.exitCode = result
 } else {
   const service = result
+  const { reloadTls } = service
+  // Over HTTPS, SIGHUP reads the certificate and key again (a renewal); without TLS it keeps its usual meaning.
+  if (reloadTls !== undefined) {
+    process.on('SIGHUP', () => {
+      reloadTls().then(
+        () => process.stderr.write('SIGHUP: certificate and key read again; new connections use them\n'),
+        (error: unknown) =>
+          process.stderr.write(`SIGHUP: kept the certificate in use: ${(error as Error).message ?? String(error)}\n`),
+      )
+    })
+  }
   let stopping = false
   for (const signal of ['SIGTERM', 'SIGINT'] as const) {
     process.on(signal, () => {

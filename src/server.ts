@@ -1,13 +1,20 @@
+import { createServer } from 'node:net'
 import type { Server } from 'bun'
+import packageJson from '../package.json' with { type: 'json' }
 import { createApp } from './app'
 import type { Io } from './command_line'
 import { type Config, ConfigError } from './config'
+import { errorBody } from './errors'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
+import { readTlsPair, STRICT_TRANSPORT_SECURITY, type TlsPair } from './http/tls'
 import { issueFirstKey } from './keys/issue'
 import { LastUseRecorder } from './keys/last_use'
 import { PLAN_LIMITS } from './keys/plans'
 import type { KeyStore } from './keys/store'
 import { createLogger, type Logger } from './log'
+import { startAdminListener } from './metrics/admin_listener'
+import { meteredLimiter } from './metrics/metered_limiter'
+import { ServiceMetrics } from './metrics/metrics'
 import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
 import { RedisRateLimiter } from './ratelimit/redis_limiter'
@@ -20,6 +27,13 @@ export const SHUTDOWN_TIMEOUT_MS = 10_000
 /** A service that is listening. */
 export interface RunningService {
   url: string
+  /** The admin listener's URL (`/metrics`, `/health`), with ADMIN_PORT. */
+  adminUrl?: string
+  /**
+   * Reads TLS_CERT_FILE and TLS_KEY_FILE again and serves new connections
+   * with them (SIGHUP); a bad pair is thrown and the old one kept. Only over HTTPS.
+   */
+  reloadTls?(): Promise<void>
   /**
    * Stops accepting connections, lets in-flight requests finish (for at most
    * `timeoutMs`, then closes what is left), and closes the database.
@@ -36,16 +50,35 @@ export const DRAIN_MS = 500
  * that cannot listen (a port in use) never makes a key nobody sees.
  */
 export async function startService(config: Config, io: Io, sqlitePath?: string): Promise<RunningService> {
+  // Read first: a bad certificate or key stops the start before anything is opened.
+  const tlsPair = config.tls === undefined ? undefined : await readTlsPair(config.tls)
   const stores = await openStores({ config, sqlitePath, serving: true })
   const logger = createLogger(config.logLevel)
-  const limiter = await openLimiter(config, logger, io)
+  // Its sources are read at scrape time, once everything below exists.
+  const metrics =
+    config.adminPort === undefined
+      ? undefined
+      : new ServiceMetrics({
+          limiterSizes: () => memory.sizes(),
+          redisAnswers: config.redisUrl === undefined ? undefined : async () => (await limiter.health?.()) === 'ok',
+          pageCache: stores.pageCacheLookups,
+          bunVersion: Bun.version,
+          version: packageJson.version,
+        })
+  const { limiter, memory } = await openLimiter(config, logger, io, metrics)
   // Counts and bans outlive a restart: read back now, written every few seconds and on stop.
   const keeper =
     limiter instanceof MemoryRateLimiter && stores.limiterState !== undefined
       ? keepLimiterState(limiter, stores.limiterState, { clock: Date.now, logger })
       : undefined
   const lastUse = new LastUseRecorder(stores.keys, logger)
+  const health = {
+    databaseAnswers: () => stores.pets.answers(),
+    limiterHealth: () => limiter.health?.() ?? 'ok',
+  }
+  let admin: Server<undefined> | undefined
   const release = async () => {
+    admin?.stop(true)
     keeper?.stop()
     await lastUse.flush()
     limiter.close?.()
@@ -57,33 +90,58 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     limiter,
     publicUrl: config.publicUrl,
     corsOrigins: config.corsOrigins,
+    metrics: metrics,
+    strictTransportSecurity: tlsPair === undefined ? undefined : STRICT_TRANSPORT_SECURITY,
+    https: tlsPair !== undefined,
     trustProxy: config.trustProxy,
     ipv6Prefix: config.ipv6Prefix,
     logger,
     lastUse,
+    // Any listener can read any request's peer: the one that took it may be an older one after a TLS reload.
     socketAddress: (request) => server.requestIP(request)?.address,
   })
   let draining = false
-  let server: Server<undefined>
-  try {
-    server = Bun.serve({
-      port: config.port,
+  const listen = (tls: TlsPair | undefined, port: number) =>
+    Bun.serve({
+      port,
       hostname: config.host,
-      // A second server on a busy port must fail, not share it silently.
-      reusePort: false,
+      // A second server on a busy port must fail, not share it silently. Over HTTPS the port is shared on
+      // purpose, with the next listener of a certificate reload only, after a check that nothing holds it.
+      reusePort: tls !== undefined,
+      tls,
       maxRequestBodySize: BUN_MAX_BODY_BYTES,
       // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
       idleTimeout: config.idleTimeoutSeconds,
       async fetch(request) {
+        // "https://" and a Host of at least three characters, or Elysia would misread the path (app.ts).
+        if (tls !== undefined && request.url.indexOf('/', 8) < 11) return shortHostRefusal()
         const response = await app.fetch(request)
         // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
         if (draining) response.headers.set('connection', 'close')
         return response
       },
     })
+  let server: Server<undefined>
+  try {
+    if (tlsPair !== undefined && config.port !== 0 && !(await portIsFree(config.host, config.port)))
+      throw Object.assign(new Error('port in use'), { code: 'EADDRINUSE' })
+    server = listen(tlsPair, config.port)
   } catch (error) {
     await release()
     throw listenError(error, config)
+  }
+  try {
+    if (config.adminPort !== undefined && metrics !== undefined)
+      admin = startAdminListener({
+        host: config.adminHost,
+        port: config.adminPort,
+        metrics: metrics,
+        health,
+      })
+  } catch (error) {
+    server.stop(true)
+    await release()
+    throw adminListenError(error, config)
   }
   try {
     await announceKeys(stores.keys, io)
@@ -92,19 +150,33 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     await release()
     throw error
   }
-  // A wildcard address is not something to paste into a browser; loopback is.
-  const host = server.hostname === '0.0.0.0' || server.hostname === '::' ? 'localhost' : server.hostname
-  const url = `http://${host}:${server.port}`
+  const url = `${tlsPair === undefined ? 'http' : 'https'}://${browsable(server.hostname)}:${server.port}`
+  const adminUrl = admin === undefined ? undefined : `http://${browsable(admin.hostname)}:${admin.port}`
   io.err(
     `Animal Store listening on ${url} (database ${stores.description}; rate limits ${config.redisUrl ? 'in Redis' : 'in memory'})`,
   )
+  if (adminUrl !== undefined) io.err(`Admin listener on ${adminUrl}: /metrics (Prometheus) and /health`)
   if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size'))) {
     io.err(
       `Note: started without ${BUN_HEAD_SIZE_FLAG}: request heads over ${kib(BUN_DEFAULT_HEAD_BYTES)} get Bun's bare 431, not the JSON one`,
     )
   }
+  const tlsFiles = config.tls
   return {
     url,
+    adminUrl,
+    reloadTls:
+      tlsFiles === undefined
+        ? undefined
+        : async () => {
+            // Bun cannot give a listener a new certificate (server.reload ignores tls: oven-sh/bun#43815), so a
+            // new listener takes the port beside the old one, and the old one stops taking connections and
+            // finishes those it has.
+            const pair = await readTlsPair(tlsFiles)
+            const previous = server
+            server = listen(pair, previous.port as number)
+            previous.stop().catch(() => {})
+          },
     async stop(timeoutMs = SHUTDOWN_TIMEOUT_MS) {
       draining = true
       await Bun.sleep(Math.min(DRAIN_MS, timeoutMs))
@@ -113,6 +185,43 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       await release()
     },
   }
+}
+
+/** The 400 for a request over HTTPS whose Host is shorter than any name a certificate could be for. */
+function shortHostRefusal(): Response {
+  return Response.json(errorBody('invalid_request', 'The Host header must name this service'), {
+    status: 400,
+    headers: { 'strict-transport-security': STRICT_TRANSPORT_SECURITY, 'x-content-type-options': 'nosniff' },
+  })
+}
+
+/** A wildcard address is not something to paste into a browser; loopback is. */
+function browsable(hostname: string | undefined): string {
+  return hostname === '0.0.0.0' || hostname === '::' || hostname === undefined ? 'localhost' : hostname
+}
+
+/** Whether nothing listens on the port: a probe without SO_REUSEPORT binds it and lets go. */
+async function portIsFree(host: string, port: number): Promise<boolean> {
+  const probe = createServer()
+  return new Promise((resolve) => {
+    probe.once('error', () => resolve(false))
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve(true)))
+  })
+}
+
+/** Why the admin listener could not listen, as the setting to change. */
+function adminListenError(error: unknown, { adminPort, adminHost }: Config): unknown {
+  const code = (error as { code?: string }).code
+  if (code === 'EADDRINUSE')
+    return new ConfigError(
+      'ADMIN_PORT',
+      `port ${adminPort} on ${adminHost} is already in use; choose another ADMIN_PORT`,
+    )
+  if (code === 'EACCES')
+    return new ConfigError('ADMIN_PORT', `port ${adminPort} needs more privileges than this process has`)
+  if (code === 'EADDRNOTAVAIL' || code === 'EINVAL' || code === 'ENOTFOUND')
+    return new ConfigError('ADMIN_HOST', `cannot listen on "${adminHost}": not an address of this machine`)
+  return error
 }
 
 /** Why Bun could not listen, as the setting to change: a busy or forbidden port, or an address this host lacks. */
@@ -137,21 +246,32 @@ function listenError(error: unknown, { port, host }: Config): unknown {
   }
 }
 
-/** The in-memory limiter, or with REDIS_URL the shared one, which starts even while Redis is down. */
-async function openLimiter(config: Config, logger: Logger, io: Io): Promise<RateLimiter> {
-  if (config.redisUrl === undefined) return new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax })
+/**
+ * The in-memory limiter, or with REDIS_URL the shared one, which starts even
+ * while Redis is down; `memory` is the in-memory one (the limiter itself, or
+ * Redis's fallback), whose size the metrics report.
+ */
+async function openLimiter(
+  config: Config,
+  logger: Logger,
+  io: Io,
+  metrics: ServiceMetrics | undefined,
+): Promise<{ limiter: RateLimiter; memory: MemoryRateLimiter }> {
+  const memory = new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax })
+  if (config.redisUrl === undefined) return { limiter: memory, memory }
   const limiter = new RedisRateLimiter({
     url: config.redisUrl,
     failureMode: config.redisFailureMode,
     prefix: config.redisKeyPrefix,
-    fallback: new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax }),
+    // Every request the fallback counts is one Redis did not: the metrics count them.
+    fallback: metrics === undefined ? memory : meteredLimiter(memory, () => metrics.fallbackCounted()),
     logger,
   })
   if (!(await limiter.connect()))
     io.err(
       `Redis at REDIS_URL does not answer yet; until it does, REDIS_FAILURE_MODE=${config.redisFailureMode} applies`,
     )
-  return limiter
+  return { limiter, memory }
 }
 
 /**

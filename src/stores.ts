@@ -21,6 +21,8 @@ export interface Stores {
   description: string
   /** Where the in-memory limiter keeps its state across restarts: the SQLite file; none with PostgreSQL. */
   limiterState?: LimiterStateStore
+  /** The first-page cache's hits and misses since start (SQLite only), for the metrics. */
+  pageCacheLookups?: () => { hits: number; misses: number }
   close(): Promise<void>
 }
 
@@ -60,8 +62,10 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
   const db: Database = await openOrExplain('DATABASE_PATH', path, () => openDatabase(path, config.synchronous))
   // One watcher for the file: the key map and the page cache both reload when another process writes it.
   const watcher = new DataVersionWatcher(db)
+  const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
   return {
-    pets: new CachedPetStore(new SqlitePetStore(db), watcher),
+    pets,
+    pageCacheLookups: () => pets.lookups(),
     keys: new SqliteKeyStore(db, { watcher }),
     description: path,
     limiterState: new SqliteLimiterStateStore(db),

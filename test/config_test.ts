@@ -20,6 +20,9 @@ describe('loadConfig', () => {
       ipv6Prefix: 64,
       anonSubjectsMax: 1_000_000,
       corsOrigins: undefined,
+      adminPort: undefined,
+      adminHost: '127.0.0.1',
+      tls: undefined,
     })
   })
 
@@ -141,5 +144,26 @@ describe('loadConfig', () => {
   ])('refuses CORS_ORIGINS=%s naming the variable', (value, why) => {
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(/^CORS_ORIGINS: /)
     expect(() => loadConfig({ CORS_ORIGINS: value })).toThrow(why)
+  })
+  test('reads ADMIN_PORT and ADMIN_HOST; refuses a bad port, or the public port again', () => {
+    expect(loadConfig({ ADMIN_PORT: '9464', ADMIN_HOST: '0.0.0.0' })).toMatchObject({
+      adminPort: 9464,
+      adminHost: '0.0.0.0',
+    })
+    expect(loadConfig({ ADMIN_PORT: '0', PORT: '0' }).adminPort).toBe(0)
+    for (const value of ['x', '-1', '65536'])
+      expect(() => loadConfig({ ADMIN_PORT: value })).toThrow(/^ADMIN_PORT: must be an integer from 0 to 65535/)
+    expect(() => loadConfig({ ADMIN_PORT: '3000' })).toThrow(/^ADMIN_PORT: must differ from PORT/)
+    expect(() => loadConfig({ ADMIN_PORT: '8080', PORT: '8080' })).toThrow(/^ADMIN_PORT: must differ from PORT/)
+    expect(() => loadConfig({ ADMIN_PORT: '9464', ADMIN_HOST: ' ' })).toThrow(/^ADMIN_HOST: /)
+  })
+
+  test('reads TLS_CERT_FILE and TLS_KEY_FILE together; one alone names the other', () => {
+    expect(loadConfig({ TLS_CERT_FILE: 'c.pem', TLS_KEY_FILE: 'k.pem' }).tls).toEqual({
+      certFile: 'c.pem',
+      keyFile: 'k.pem',
+    })
+    expect(() => loadConfig({ TLS_CERT_FILE: 'c.pem' })).toThrow(/^TLS_KEY_FILE: must be set with TLS_CERT_FILE/)
+    expect(() => loadConfig({ TLS_KEY_FILE: 'k.pem' })).toThrow(/^TLS_CERT_FILE: must be set with TLS_KEY_FILE/)
   })
 })

@@ -106,6 +106,19 @@ export const SCENARIOS: Scenario[] = [
     },
   },
   {
+    name: 'hot list gzip',
+    what: 'GET /v1/pets?limit=20 with Accept-Encoding: gzip: the cached page, compressed once and kept',
+    requests: ({ keys }) => [
+      { method: 'GET', path: '/v1/pets?limit=20', headers: { ...auth(keys.unlimited), 'accept-encoding': 'gzip' } },
+    ],
+    check: (answer) => {
+      if (answer.status !== 200) return `status ${answer.status}`
+      if (answer.headers['content-encoding'] !== 'gzip') return `content-encoding ${answer.headers['content-encoding']}`
+      if (answer.headers.vary !== 'Accept-Encoding') return `vary ${answer.headers.vary}`
+      return rateLimitHeaders(answer)
+    },
+  },
+  {
     name: 'cold list',
     what: 'GET /v1/pets?limit=20&after=<random id>',
     requests: ({ keys, pets }) => [

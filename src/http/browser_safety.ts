@@ -1,4 +1,4 @@
-import { onEveryResponse } from './every_response'
+import type { ResponseStep } from './every_response'
 import { isApiUrl } from './url'
 
 /** Answers that may be kept only to be revalidated (they carry an ETag), by the client alone. */
@@ -7,22 +7,23 @@ const REVALIDATE = 'private, no-cache'
 const NEVER_STORE = 'no-store'
 
 /**
- * Wraps the whole app, so it sees every response, early refusals included:
+ * A step around every response (http/every_response.ts), early refusals included:
  * `X-Content-Type-Options: nosniff` on all of them (a browser never guesses
  * a type the service did not send), and on `/v1` answers a `Cache-Control`
  * unless a route chose one: `private, no-cache` with an `ETag` (a cache may
- * keep it and must ask with `If-None-Match`), else `no-store`.
+ * keep it and must ask with `If-None-Match`), else `no-store`; over HTTPS,
+ * `Strict-Transport-Security` on every response.
  */
-export function browserSafety() {
-  return onEveryResponse(
-    'browser-safety',
-    () => undefined,
-    (request, response) => {
+export function browserSafety({ strictTransportSecurity }: { strictTransportSecurity?: string } = {}): ResponseStep {
+  return {
+    start: () => undefined,
+    finish(request, response) {
       const headers = response.headers
       headers.set('x-content-type-options', 'nosniff')
+      if (strictTransportSecurity !== undefined) headers.set('strict-transport-security', strictTransportSecurity)
       if (isApiUrl(request.url) && !headers.has('cache-control'))
         headers.set('cache-control', headers.has('etag') ? REVALIDATE : NEVER_STORE)
       return response
     },
-  )
+  }
 }

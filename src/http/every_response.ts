@@ -1,21 +1,32 @@
 import { Elysia } from 'elysia'
 
 /**
- * A plugin that wraps the whole app (Elysia's `wrap`), so `finish` sees
- * every response, those that hooks answer early (401, 429) included;
- * `start` runs first, before anything else sees the request, and what it
- * returns is handed to `finish`.
+ * One thing done around every response: `start` runs when the request
+ * arrives, before anything else sees it, and what it returns is handed to
+ * `finish`, which sees the response (those hooks answer early, 401 and
+ * 429, included) and returns it.
  */
-export function onEveryResponse<T>(
-  name: string,
-  start: (request: Request) => T,
-  finish: (request: Request, response: Response, started: T) => Response,
-) {
+export interface ResponseStep<T = unknown> {
+  start(request: Request): T
+  finish(request: Request, response: Response, started: T): Response
+}
+
+/**
+ * One Elysia `wrap` around the whole app that runs `steps`: started in
+ * order, finished in reverse (the first started finishes last, so it sees
+ * what the others did). One wrap for all of them, because each wrap is
+ * a promise more per request: a third one cost the hot list about 4 µs in
+ * process.
+ */
+export function everyResponse(name: string, steps: readonly ResponseStep[]) {
   return new Elysia({ name }).wrap((handle) => (request: Request) => {
-    const started = start(request)
+    const started = steps.map((step) => step.start(request))
+    const finish = (response: Response): Response => {
+      for (let i = steps.length - 1; i >= 0; i--)
+        response = (steps[i] as ResponseStep).finish(request, response, started[i])
+      return response
+    }
     const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-    return result instanceof Promise
-      ? result.then((response) => finish(request, response, started))
-      : finish(request, result, started)
+    return result instanceof Promise ? result.then(finish) : finish(result)
   })
 }

@@ -1,7 +1,7 @@
 import { containsApiKey } from '../keys/api_key'
 import type { Logger } from '../log'
 import type { Callers } from './callers'
-import { onEveryResponse } from './every_response'
+import type { ResponseStep } from './every_response'
 import { pathOf } from './url'
 
 // Kept when a client or proxy sends one of these; anything else is replaced.
@@ -26,19 +26,21 @@ export interface RequestLogOptions {
 }
 
 /**
- * Wraps the whole app, so it sees every response, including those that hooks
+ * A step around every response (http/every_response.ts), including those that hooks
  * answer early (401, 429): it puts `X-Request-Id` on the response and writes
  * one log line with method, path, status, duration, request id and key id.
  */
-export function requestLog({ logger, callers }: RequestLogOptions) {
+export function requestLog({
+  logger,
+  callers,
+}: RequestLogOptions): ResponseStep<{ started: number; requestId: string }> {
   const logging = logger.enabled('info')
-  return onEveryResponse(
-    'request-log',
-    (request) => ({
+  return {
+    start: (request) => ({
       started: logging ? performance.now() : 0,
       requestId: requestIdFor(request.headers.get('x-request-id')),
     }),
-    (request, response, { started, requestId }) => {
+    finish(request, response, { started, requestId }) {
       response.headers.set('x-request-id', requestId)
       if (!logging) return response
       logger.info('request', {
@@ -51,5 +53,5 @@ export function requestLog({ logger, callers }: RequestLogOptions) {
       })
       return response
     },
-  )
+  }
 }

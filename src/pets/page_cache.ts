@@ -19,6 +19,8 @@ export class CachedPetStore implements PetStore {
   #watcher: DataVersionWatcher
   #seenVersion = -1
   #pages = new Map<number | string, PetPage>()
+  #hits = 0
+  #misses = 0
 
   constructor(store: PetStore, watcher: DataVersionWatcher) {
     this.#store = store
@@ -34,7 +36,11 @@ export class CachedPetStore implements PetStore {
     }
     const key = query.status === undefined ? query.limit : `${query.limit}:${query.status}`
     const cached = this.#pages.get(key)
-    if (cached) return cached
+    if (cached) {
+      this.#hits++
+      return cached
+    }
+    this.#misses++
     const page = this.#store.list(query)
     if (!(page instanceof Promise)) this.#pages.set(key, page)
     return page
@@ -51,6 +57,11 @@ export class CachedPetStore implements PetStore {
     }
     this.#pages.clear()
     return outcome
+  }
+
+  /** First-page reads since start: answered from the cache (hits), or read from the store (misses). */
+  lookups(): { hits: number; misses: number } {
+    return { hits: this.#hits, misses: this.#misses }
   }
 
   get(id: number): Awaitable<Pet | undefined> {

@@ -75,7 +75,7 @@ export async function startServer(
     }
   })()
   const deadline = Date.now() + timeoutMs
-  const listening = /listening on (http:\/\/\S+)/
+  const listening = /listening on (https?:\/\/\S+)/
   let match = listening.exec(text)
   while (!match) {
     if (proc.exitCode !== null || Date.now() > deadline) {

@@ -1,0 +1,28 @@
+import type { Server } from 'bun'
+import { Elysia } from 'elysia'
+import { type HealthChecks, healthRoutes } from '../health/routes'
+import type { ServiceMetrics } from './metrics'
+
+/** Where the admin listener binds, and what it serves. */
+export interface AdminListenerOptions {
+  host: string
+  port: number
+  metrics: ServiceMetrics
+  health: HealthChecks
+}
+
+/**
+ * The second listener (ADMIN_PORT, on ADMIN_HOST), apart from the public
+ * port as PostgREST's admin server is: `GET /metrics` in Prometheus' text
+ * format and the same `GET /health` as the public port. Plain HTTP, no key:
+ * bind it to loopback or a private network.
+ */
+export function startAdminListener({ host, port, metrics, health }: AdminListenerOptions): Server<undefined> {
+  const app = new Elysia({ name: 'admin' })
+    .get('/metrics', async () => {
+      const { text, contentType } = await metrics.scrape()
+      return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })
+    })
+    .use(healthRoutes(health))
+  return Bun.serve({ port, hostname: host, reusePort: false, fetch: (request) => app.fetch(request) })
+}

@@ -1,0 +1,28 @@
+import { isApiUrl, isChildPath, isPath, pathOf } from '../http/url'
+import { RATE_LIMIT_PATH } from '../ratelimit/routes'
+
+/** What a request did, as the metrics label it: the API's operations by their OpenAPI ids, the docs, or other. */
+export const OPERATIONS = ['listPets', 'createPet', 'getPet', 'getRateLimit', 'docs', 'other'] as const
+export type Operation = (typeof OPERATIONS)[number]
+
+const PETS_PATH = '/v1/pets'
+const DOCS_PATHS = new Set(['/', '/docs', '/docs/', '/openapi.json', '/favicon.ico'])
+
+/**
+ * The operation a request asked for, read from its method and path alone
+ * (no routing), so a refusal before the route (401, 429) counts under the
+ * operation it was refused: anything else under `/v1` (an unknown path, a
+ * method a path does not allow) is `other`.
+ */
+export function operationOf(request: Request): Operation {
+  const { url, method } = request
+  if (isApiUrl(url)) {
+    const read = method === 'GET' || method === 'HEAD'
+    if (isPath(url, PETS_PATH)) return read ? 'listPets' : method === 'POST' ? 'createPet' : 'other'
+    if (read && isChildPath(url, PETS_PATH)) return 'getPet'
+    if (read && isPath(url, RATE_LIMIT_PATH)) return 'getRateLimit'
+    return 'other'
+  }
+  const path = pathOf(url)
+  return DOCS_PATHS.has(path) || path.startsWith('/docs/') ? 'docs' : 'other'
+}
