@@ -31,6 +31,17 @@ describe('runCli, in process', () => {
     const { io, lines } = capture()
     expect(await runCli(['keys', 'list'], { PORT: 'eighty' }, io)).toBe(EXIT_USAGE)
     expect(lines.err).toEqual(['Configuration error: PORT: must be an integer from 0 to 65535, got "eighty"'])
+    for (const [variable, value] of [
+      ['CORS_ORIGINS', 'shop.example'],
+      ['ADMIN_PORT', 'nine'],
+      ['TLS_CERT_FILE', 'cert.pem'],
+    ]) {
+      const bad = capture()
+      expect(await runCli(['keys', 'list'], { [variable as string]: value }, bad.io)).toBe(EXIT_USAGE)
+      expect(bad.lines.err).toEqual([
+        expect.stringMatching(/^Configuration error: (CORS_ORIGINS|ADMIN_PORT|TLS_KEY_FILE): /),
+      ])
+    }
   })
 })
 
