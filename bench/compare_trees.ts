@@ -8,7 +8,7 @@
 // Make the "before" tree with `git worktree add --detach /tmp/before <rev>`
 // and link node_modules into it.
 //
-//   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000]
+//   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
@@ -23,6 +23,7 @@ const { values } = parseArgs({
     after: { type: 'string', default: join(import.meta.dir, '..') },
     rounds: { type: 'string', default: '7' },
     iterations: { type: 'string', default: '50000' },
+    seconds: { type: 'string', default: '5' },
     header: { type: 'string', multiple: true, default: [] },
     'after-env': { type: 'string', multiple: true, default: [] },
   },
@@ -31,6 +32,8 @@ if (values.before === undefined) throw new Error('--before DIR is required (a ch
 const TREES = { before: resolve(values.before), after: resolve(values.after) }
 const ROUNDS = Number(values.rounds)
 const ITERATIONS = Number(values.iterations)
+// Shorter timed runs, more rounds: slow drifts of a shared machine cancel out within each pair.
+const SECONDS = Number(values.seconds)
 const BUN = process.execPath
 const AFTER_ENV = Object.fromEntries(
   (values['after-env'] as string[]).map((setting) => {
@@ -165,7 +168,7 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   return async () => {
     await wrk(list, key, 2)
     const before = cpuSeconds(server.pid)
-    const requests = await wrk(list, key, 5)
+    const requests = await wrk(list, key, SECONDS)
     return ((cpuSeconds(server.pid) - before) / requests) * 1e6
   }
 }
