@@ -1,5 +1,5 @@
 import { SQL } from 'bun'
-import type { Migration } from './migration'
+import { type Migration, refuseNewerSchema } from './migration'
 import { postgresMigrations } from './postgres_migrations'
 import { StoreUnavailableError } from './store_unavailable'
 
@@ -51,11 +51,18 @@ const MIGRATION_LOCK = 4_104_2026
 /**
  * The SQLite runner's counterpart: applies the migrations not yet recorded
  * in `schema_migrations`, each in its own transaction with its record, under
- * an advisory lock, so instances starting together apply each step once.
+ * an advisory lock, so instances starting together apply each step once; a
+ * recorded version above the last migration is refused (NewerSchemaError).
  * Returns the versions it applied.
  */
 export async function migratePostgres(sql: SQL, migrations: readonly Migration[]): Promise<number[]> {
   const applied: number[] = []
+  // A database without the table has no schema yet.
+  const [table] = await sql`SELECT to_regclass('schema_migrations') IS NOT NULL AS present`
+  if (table?.present) {
+    const [newest] = await sql`SELECT coalesce(max(version), 0) AS version FROM schema_migrations`
+    refuseNewerSchema(Number(newest?.version), migrations)
+  }
   for (const migration of migrations) {
     const done = await sql.begin(async (tx) => {
       await tx`SELECT pg_advisory_xact_lock(${MIGRATION_LOCK})`

@@ -2,7 +2,7 @@ import { Database } from 'bun:sqlite'
 import { mkdirSync } from 'node:fs'
 import { dirname } from 'node:path'
 import type { Synchronous } from '../config'
-import type { Migration } from './migration'
+import { type Migration, refuseNewerSchema } from './migration'
 import { sqliteMigrations } from './sqlite_migrations'
 
 /** How long a statement waits for another connection's write lock (the CLI's, say) before failing. */
@@ -25,12 +25,17 @@ export function openDatabase(path: string, synchronous: Synchronous = 'normal'):
 
 /**
  * Applies the migrations above the database's `user_version`, each in its own
- * transaction with the version bump, so running it twice changes nothing.
+ * transaction with the version bump, so running it twice changes nothing; a
+ * `user_version` above the last migration is refused (NewerSchemaError).
  * Returns the versions it applied.
  */
 export function migrateSqlite(db: Database, migrations: readonly Migration[]): number[] {
   const applied: number[] = []
   const current = () => (db.prepare('PRAGMA user_version').get() as { user_version: number }).user_version
+  const found = current()
+  refuseNewerSchema(found, migrations)
+  // Up to date: no transaction at all, so a database that cannot be written still opens.
+  if (found === (migrations.at(-1)?.version ?? 0)) return applied
   for (const migration of migrations) {
     db.transaction(() => {
       // Checked inside the (immediate) transaction: two processes starting together apply each step once.

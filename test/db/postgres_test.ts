@@ -23,6 +23,15 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     expect(await migratePostgres(sql!, postgresMigrations)).toEqual([])
   })
 
+  test('refuses a database from a newer build, naming both versions', async () => {
+    const [sql] = await postgresPools(1, cleanups)
+    const newer = postgresMigrations.length + 1
+    await sql!`INSERT INTO schema_migrations (version, name) VALUES (${newer}, 'from a newer build')`
+    await expect(migratePostgres(sql!, postgresMigrations)).rejects.toThrow(
+      `schema version ${newer}, newer than this build's ${postgresMigrations.length}`,
+    )
+  })
+
   test('ids are BIGINT in the table and numbers in JSON, exact up to 2^53 - 1', async () => {
     const [sql] = await postgresPools(1, cleanups)
     const pets = new PostgresPetStore(sql!)

@@ -3,6 +3,7 @@ import { describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { NewerSchemaError } from '../../src/db/migration'
 import { migrateSqlite, openDatabase } from '../../src/db/sqlite'
 import { sqliteMigrations } from '../../src/db/sqlite_migrations'
 
@@ -33,6 +34,18 @@ describe('migrateSqlite', () => {
     expect(() => migrateSqlite(db, broken)).toThrow()
     expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: sqliteMigrations.length })
     expect(db.query("SELECT name FROM sqlite_master WHERE name = 't'").get()).toBeNull()
+  })
+
+  test('refuses a database from a newer build, naming both versions, and changes nothing', () => {
+    const db = new Database(':memory:')
+    migrateSqlite(db, sqliteMigrations)
+    const newer = sqliteMigrations.length + 3
+    db.exec(`PRAGMA user_version = ${newer}`)
+    expect(() => migrateSqlite(db, sqliteMigrations)).toThrow(new NewerSchemaError(newer, sqliteMigrations.length))
+    expect(() => migrateSqlite(db, sqliteMigrations)).toThrow(
+      `schema version ${newer}, newer than this build's ${sqliteMigrations.length}`,
+    )
+    expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: newer })
   })
 })
 
