@@ -15,6 +15,7 @@ import { entityTag, ifNoneMatchMatches } from '../http/conditional'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { API_PREFIX, baseUrl } from '../http/url'
+import { containsApiKey } from '../keys/api_key'
 import type { SettleQuota } from '../ratelimit/settle'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
@@ -87,6 +88,8 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
       '/pets',
       async ({ body, headers, request, set }) => {
         const key = headers['idempotency-key']
+        // Stored as sent for 24 hours: a secret must never be one (nor be echoed back in the refusal).
+        if (key !== undefined && containsApiKey(key)) throw new HttpError('invalid_request', IDEMPOTENCY_KEY_IS_SECRET)
         const apiKeyId = callers.keyIdOf(request)
         const claim =
           key === undefined || apiKeyId === undefined
@@ -187,6 +190,9 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota }: PetR
 
 /** One animal as the examples of the document show it. */
 const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
+
+const IDEMPOTENCY_KEY_IS_SECRET =
+  '"Idempotency-Key" looks like an API key, which must never be sent there (it is stored); send a random value such as a UUID'
 
 const IDEMPOTENCY_KEY_REUSED =
   'This Idempotency-Key was already used with a different body; use a new key for a new pet'

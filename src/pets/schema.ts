@@ -99,7 +99,9 @@ export const CreatePetHeaders = Type.Object({
       minLength: 1,
       maxLength: 255,
       pattern: PRINTABLE_ASCII,
-      description: 'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201',
+      description:
+        'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201. ' +
+        'A random value (a UUID); one shaped like an API key is refused with 400, since it would be stored',
       examples: ['3f1c2a8e-5b7d-4c39-9a61-0e2d7b4f8c15'],
     }),
   ),

@@ -25,6 +25,18 @@ async function clockedApp() {
 }
 
 describeEachStore('Idempotency-Key on POST /v1/pets', () => {
+  test('an Idempotency-Key shaped like an API key is refused with 400, never stored or echoed', async () => {
+    const { create, count, secret, query } = await clockedApp()
+    for (const value of [secret, `retry-${secret}`]) {
+      const response = await create(value)
+      const body = await expectError(response, 400, 'invalid_request')
+      expect(body.message).toContain('looks like an API key')
+      expect(JSON.stringify(body)).not.toContain(secret)
+    }
+    expect(await count()).toBe(0)
+    expect(JSON.stringify(await query('SELECT * FROM idempotency_keys'))).not.toContain(secret)
+  })
+
   test('a retry with the same key and body replays the first 201 and creates nothing', async () => {
     const { create, count } = await clockedApp()
     const first = await create('order-1')
