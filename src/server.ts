@@ -4,7 +4,7 @@ import packageJson from '../package.json' with { type: 'json' }
 import { createApp } from './app'
 import type { Io } from './command_line'
 import { type Config, ConfigError } from './config'
-import { errorBody } from './errors'
+import { checkHost } from './http/host'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
 import { readTlsPair, STRICT_TRANSPORT_SECURITY, type TlsPair } from './http/tls'
 import { issueFirstKey } from './keys/issue'
@@ -98,9 +98,13 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     logger,
     lastUse,
     // Any listener can read any request's peer: the one that took it may be an older one after a TLS reload.
-    socketAddress: (request) => server.requestIP(request)?.address,
+    socketAddress: (request) => server.requestIP(rebuilt.get(request) ?? request)?.address,
   })
   let draining = false
+  // Requests without Host, given the service's own URL by checkHost, and the request Bun received.
+  const rebuilt = new WeakMap<Request, Request>()
+  const ownBase = (listener: Server<undefined>) =>
+    config.publicUrl ?? `${tlsPair === undefined ? 'http' : 'https'}://${browsable(listener.hostname)}:${listener.port}`
   const listen = (tls: TlsPair | undefined, port: number) =>
     Bun.serve({
       port,
@@ -112,9 +116,14 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       maxRequestBodySize: BUN_MAX_BODY_BYTES,
       // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
       idleTimeout: config.idleTimeoutSeconds,
-      async fetch(request) {
-        // "https://" and a Host of at least three characters, or Elysia would misread the path (app.ts).
-        if (tls !== undefined && request.url.indexOf('/', 8) < 11) return shortHostRefusal()
+      async fetch(received, listener) {
+        const request = checkHost(received, ownBase(listener), tls !== undefined)
+        if (request instanceof Response) {
+          if (tls !== undefined) request.headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY)
+          return request
+        }
+        // A request given a URL here is a new object: the app asks for its peer under the one Bun received.
+        if (request !== received) rebuilt.set(request, received)
         const response = await app.fetch(request)
         // While stopping, every answer closes its connection, so no client reuses one the stop is about to close.
         if (draining) response.headers.set('connection', 'close')
@@ -185,14 +194,6 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       await release()
     },
   }
-}
-
-/** The 400 for a request over HTTPS whose Host is shorter than any name a certificate could be for. */
-function shortHostRefusal(): Response {
-  return Response.json(errorBody('invalid_request', 'The Host header must name this service'), {
-    status: 400,
-    headers: { 'strict-transport-security': STRICT_TRANSPORT_SECURITY, 'x-content-type-options': 'nosniff' },
-  })
 }
 
 /** A wildcard address is not something to paste into a browser; loopback is. */
