@@ -2,7 +2,7 @@ import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import type { Awaitable } from './awaitable'
 import { StoreUnavailableError } from './db/store_unavailable'
-import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_TARGET_BYTES } from './http/limits'
+import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
 
@@ -35,7 +35,7 @@ export const ERROR_CODES = {
   key_banned: { status: 429, meaning: 'banned for hammering on after 429s, until Retry-After seconds have passed' },
   headers_too_large: {
     status: 431,
-    meaning: `the request headers (names, values, separators) are over ${kib(MAX_HEADER_BYTES)}`,
+    meaning: `the request headers (names, values, separators) are over ${kib(MAX_HEADER_BYTES)}, or more than ${MAX_HEADER_FIELDS} fields`,
   },
   internal_error: { status: 500, meaning: 'something unexpected (details are logged, never sent)' },
   unavailable: { status: 503, meaning: 'the database does not answer for now, retry after Retry-After seconds' },

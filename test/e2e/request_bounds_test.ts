@@ -54,6 +54,22 @@ describe('request bounds over a real port', () => {
     expect(await response.json()).toMatchObject({ code: 'headers_too_large', status: 431 })
   })
 
+  test('150 small header fields reach the app and get the JSON 431; past the 198 fields of Bun its own bare 431', async () => {
+    const fields = (count: number) => Array.from({ length: count }, (_, i) => `X-Field-${i}: v`).join('\r\n')
+    const head = (count: number) =>
+      `GET /v1/pets HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer ${key}\r\n${fields(count)}\r\nConnection: close\r\n\r\n`
+    const app = (await rawExchange(port, head(150))).response
+    expect(app).toStartWith('HTTP/1.1 431')
+    expect(app).toContain('"code":"headers_too_large"')
+    expect(app).toContain('at most 100 are accepted')
+    expect(app.toLowerCase()).toContain('x-ratelimit-limit')
+    // Bun's own ceiling (BUN_MAX_HEADER_FIELDS): 198 fields in all pass, 199 get Bun's bare 431.
+    expect((await rawExchange(port, head(195))).response).toContain('"code":"headers_too_large"')
+    const bun = (await rawExchange(port, head(196))).response
+    expect(bun).toStartWith('HTTP/1.1 431')
+    expect(bun).not.toContain('headers_too_large')
+  })
+
   test('a 10 KiB URL reaches the app and gets the JSON 414', async () => {
     const response = await fetch(`${server.url}/v1/pets?status=${'s'.repeat(10 * 1024)}`, {
       headers: { authorization: `Bearer ${key}` },
