@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { cleanupsAfterEach, tempDir } from '../helpers'
+import { cleanupsAfterEach, eventually, tempDir } from '../helpers'
 import { parseExposition } from '../metrics/exposition'
 import { printedKey, runCli, type ServerProcess, startServer } from './process_helpers'
 
@@ -11,7 +11,10 @@ async function serve(env: Record<string, string>): Promise<{ server: ServerProce
   cleanups.push(cleanup)
   const server = await startServer({ DATABASE_PATH: join(dir, 'store.sqlite'), ADMIN_PORT: '0', ...env })
   cleanups.push(() => server.stop())
-  const admin = /Admin listener on (http:\/\/[\d.]+:\d+)/.exec(server.stderr())
+  // Printed right after the "listening" line startServer waits for, maybe in a later chunk of stderr.
+  const announced = () => /Admin listener on (http:\/\/[\d.]+:\d+)/.exec(server.stderr())
+  await eventually(async () => announced() !== null, true, 5000)
+  const admin = announced()
   if (admin === null) throw new Error(`no admin listener in:\n${server.stderr()}`)
   return { server, admin: admin[1]!, key: printedKey(server.stderr()) }
 }
