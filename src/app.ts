@@ -1,5 +1,6 @@
 import { Elysia } from 'elysia'
 import { apiGuard } from './auth/guard'
+import { FaultLog } from './db/fault_log'
 import { docsRoutes } from './docs/routes'
 import { errorMapper } from './errors'
 import { healthRoutes } from './health/routes'
@@ -82,6 +83,7 @@ export function createApp(deps: AppDeps) {
           if (decision.refusal !== undefined) metrics.refused(decision.refusal)
         })
   const settleQuota = quotaSettlement({ limiter, callers, clock })
+  const faults = new FaultLog(logger, clock)
   // `keys unban`, seen through the key store's change notice: the key's quota starts afresh here.
   deps.keys.onQuotaReset((key) => {
     const reset = async () => limiter.reset(keySubject(key), quotaResetName(key), clock())
@@ -105,7 +107,10 @@ export function createApp(deps: AppDeps) {
           reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
           // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
           settle: settleQuota,
-          storeUnavailable: metrics && (() => metrics.databaseError()),
+          storeUnavailable: (error) => {
+            metrics?.databaseError()
+            faults.report(error)
+          },
         }),
       )
       .use(getPetDeprecation({ publicUrl: deps.publicUrl }))

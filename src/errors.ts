@@ -1,7 +1,11 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import type { Awaitable } from './awaitable'
-import { StoreUnavailableError } from './db/store_unavailable'
+import { StorageFaultError, StoreUnavailableError } from './db/store_unavailable'
+
+/** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5
+
 import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
@@ -39,6 +43,11 @@ export const ERROR_CODES = {
   },
   internal_error: { status: 500, meaning: 'something unexpected (details are logged, never sent)' },
   unavailable: { status: 503, meaning: 'the database does not answer for now, retry after Retry-After seconds' },
+  storage_unavailable: {
+    status: 503,
+    meaning:
+      "the server's storage is failing (full, read-only, locked, damaged); nothing was written, retry after Retry-After seconds",
+  },
   rate_limiter_unavailable: {
     status: 503,
     meaning:
@@ -101,8 +110,8 @@ export interface ErrorMapperOptions {
   allowedMethods(path: string): string | undefined
   /** Called with anything unexpected before it is answered with a bare 500. */
   reportUnexpected(error: unknown): void
-  /** Called when a request is answered 503 because the database does not answer (the metrics count it). */
-  storeUnavailable?(): void
+  /** Called when a request is answered 503 because the database does not answer or its storage failed. */
+  storeUnavailable?(error: StoreUnavailableError): void
   /**
    * Called with the status before any error is answered, headers still open
    * (the quota settlement); the answer waits for it, and an Error body it
@@ -132,8 +141,16 @@ export function errorMapper(options: ErrorMapperOptions) {
 
 function toHttpError(code: string | number, error: unknown, path: string, options: ErrorMapperOptions): HttpError {
   if (error instanceof HttpError) return error
+  if (error instanceof StorageFaultError) {
+    options.storeUnavailable?.(error)
+    return new HttpError(
+      'storage_unavailable',
+      'The server cannot use its storage right now; nothing was written; retry shortly',
+      { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+    )
+  }
   if (error instanceof StoreUnavailableError) {
-    options.storeUnavailable?.()
+    options.storeUnavailable?.(error)
     return new HttpError('unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
   }
   switch (code) {

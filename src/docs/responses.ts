@@ -181,7 +181,7 @@ export const RESPONSES = {
     headers: { 'X-Request-Id': EVERY_RESPONSE_HEADERS['X-Request-Id'], ETag: header('ETag') },
   },
   InternalError: errorResponse(['internal_error'], { example: 'Internal server error' }),
-  Unavailable: errorResponse(['unavailable', 'rate_limiter_unavailable'], {
+  Unavailable: errorResponse(['unavailable', 'storage_unavailable', 'rate_limiter_unavailable'], {
     example: 'The database does not answer; retry shortly',
     headers: { 'Retry-After': header('RetryAfter') },
   }),

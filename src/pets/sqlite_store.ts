@@ -1,5 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { returnedRow } from '../db/returned_row'
+import { asStorageFault, fileIdentity, guardStorage } from '../db/sqlite_faults'
+import { StorageFaultError } from '../db/store_unavailable'
 import {
   answerToClaimed,
   EXPIRED_CLAIMS_PURGED_PER_CREATE,
@@ -41,6 +43,9 @@ export class SqlitePetStore implements PetStore {
   #purgeClaims: Statement<null, [number]>
   #commit: (batch: PendingCreate[]) => CreateOutcome[]
   #pending: PendingCreate[] = []
+  #isOurFile: () => boolean
+  /** The last commit failed on the storage, and none has succeeded since: `answers` says no. */
+  #writesFailing = false
 
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
@@ -66,14 +71,19 @@ export class SqlitePetStore implements PetStore {
       batch.map(({ pet, claim }) => this.#createOne(pet, claim)),
     )
     this.#commit = (batch) => createAll.immediate(batch)
+    this.#isOurFile = fileIdentity(db.filename)
   }
 
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
     const rows = rowsForPage(limit)
-    return pageOf(
-      status === undefined ? this.#page.all(after, rows) : this.#pageByStatus.all(status, after, rows),
-      limit,
-    )
+    try {
+      return pageOf(
+        status === undefined ? this.#page.all(after, rows) : this.#pageByStatus.all(status, after, rows),
+        limit,
+      )
+    } catch (error) {
+      throw asStorageFault(error)
+    }
   }
 
   /**
@@ -94,11 +104,15 @@ export class SqlitePetStore implements PetStore {
     this.#pending = []
     let outcomes: CreateOutcome[]
     try {
-      outcomes = this.#commit(batch)
+      // One stat per batch: a file deleted or replaced under the service takes no more writes.
+      if (!this.#isOurFile()) throw new StorageFaultError('SQLITE_CANTOPEN (the database file was deleted or replaced)')
+      outcomes = guardStorage(() => this.#commit(batch))
     } catch (error) {
+      if (error instanceof StorageFaultError) this.#writesFailing = true
       for (const pending of batch) pending.reject(error)
       return
     }
+    this.#writesFailing = false
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outcomes[i]!)
   }
 
@@ -115,14 +129,20 @@ export class SqlitePetStore implements PetStore {
   }
 
   get(id: number): Pet | undefined {
-    return this.#byId.get(id) ?? undefined
+    try {
+      return this.#byId.get(id) ?? undefined
+    } catch (error) {
+      throw asStorageFault(error)
+    }
   }
 
   #insertPet(pet: NewPet): Pet {
     return returnedRow(this.#insert.get(pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS))
   }
 
+  /** Whether the file is still ours, reads work, and the last commit did not fail on the storage. */
   answers(): boolean {
+    if (this.#writesFailing || !this.#isOurFile()) return false
     try {
       this.#ping.get()
       return true

@@ -1,0 +1,116 @@
+import { afterEach, describe, expect, test } from 'bun:test'
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { eventually, json } from '../helpers'
+import { postPet, printedKey, type ServerProcess, startServer } from './process_helpers'
+
+/** Whether this machine lets the test mount a small tmpfs (root in a container that allows it, as in CI). */
+function canMount(): boolean {
+  const probe = mkdtempSync(join(tmpdir(), 'animal-store-mount-probe-'))
+  const mounted = Bun.spawnSync(['mount', '-t', 'tmpfs', '-o', 'size=1m', 'tmpfs', probe], { stderr: 'pipe' })
+  if (mounted.exitCode === 0) Bun.spawnSync(['umount', probe])
+  rmSync(probe, { recursive: true, force: true })
+  return mounted.exitCode === 0
+}
+
+const MOUNTABLE = canMount()
+if (!MOUNTABLE) {
+  if (process.env.CI) throw new Error('CI must be able to mount a tmpfs for the storage-fault tests (run as root)')
+  console.warn('SKIPPED: the storage-fault tests need to mount a tmpfs (run them as root)')
+}
+
+const undo: (() => unknown)[] = []
+afterEach(async () => {
+  for (const step of undo.splice(0).reverse()) await step()
+})
+
+function run(command: string[]): void {
+  const done = Bun.spawnSync(command, { stderr: 'pipe' })
+  if (done.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${done.stderr.toString()}`)
+}
+
+/** A server whose database lives on a tmpfs of `size` made for this test. */
+async function serveOnTmpfs(size: string) {
+  const dir = mkdtempSync(join(tmpdir(), 'animal-store-fault-'))
+  run(['mount', '-t', 'tmpfs', '-o', `size=${size}`, 'tmpfs', dir])
+  undo.push(() => rmSync(dir, { recursive: true, force: true }))
+  undo.push(() => Bun.spawnSync(['umount', '-l', dir]))
+  const server = await startServer({ DATABASE_PATH: join(dir, 'store.sqlite'), LOG_LEVEL: 'warn' })
+  undo.push(() => (server.proc.exitCode === null ? server.stop() : undefined))
+  return { dir, server, key: printedKey(server.stderr()) }
+}
+
+/** What the server logged on stdout (JSON lines), once it has stopped. */
+async function logLines(server: ServerProcess): Promise<Record<string, unknown>[]> {
+  await server.stop()
+  const text = await new Response(server.proc.stdout as ReadableStream).text()
+  return text
+    .split('\n')
+    .filter((line) => line.startsWith('{'))
+    .map((line) => JSON.parse(line))
+}
+
+const pet = (i: number) => ({ name: `Pet ${i} ${'x'.repeat(200)}`, categoryId: 1 })
+
+describe.skipIf(!MOUNTABLE)('storage faults answer 503 storage_unavailable, and clear without a restart', () => {
+  test('a full disk: creates get 503 with Retry-After and uncounted rate-limit headers, /health 503, one log line; space freed, all resumes', async () => {
+    const { dir, server, key } = await serveOnTmpfs('4m')
+    const acknowledged: number[] = []
+    for (let i = 0; i < 5; i++) acknowledged.push((await json(await postPet(server.url, key, pet(i)))).id)
+    Bun.spawnSync(['dd', 'if=/dev/zero', `of=${join(dir, 'filler')}`, 'bs=64k'], { stderr: 'ignore' })
+    const statuses: number[] = []
+    let refused: Response | undefined
+    let remainingBefore: string | null = null
+    for (let i = 5; i < 40 && refused === undefined; i++) {
+      remainingBefore = (
+        await fetch(`${server.url}/v1/rate_limit`, { headers: { authorization: `Bearer ${key}` } })
+      ).headers.get('x-ratelimit-remaining')
+      const response = await postPet(server.url, key, pet(i))
+      statuses.push(response.status)
+      if (response.status === 201) acknowledged.push((await json(response)).id)
+      else refused = response
+    }
+    expect(statuses.filter((status) => status !== 201 && status !== 503)).toEqual([])
+    expect(refused?.status).toBe(503)
+    expect(await json(refused!)).toMatchObject({ code: 'storage_unavailable', status: 503 })
+    expect(refused!.headers.get('retry-after')).toBe('5')
+    // The refused create cost no quota: the headers show what was left before it.
+    expect(refused!.headers.get('x-ratelimit-remaining')).toBe(remainingBefore)
+    for (let i = 0; i < 5; i++) expect((await postPet(server.url, key, pet(100 + i))).status).toBe(503)
+    expect((await fetch(`${server.url}/health`)).status).toBe(503)
+    expect(
+      (await fetch(`${server.url}/v1/pets?limit=100`, { headers: { authorization: `Bearer ${key}` } })).status,
+    ).toBe(200)
+
+    rmSync(join(dir, 'filler'))
+    const created = await postPet(server.url, key, pet(200))
+    expect(created.status).toBe(201)
+    acknowledged.push((await json(created)).id)
+    expect(await eventually(async () => (await fetch(`${server.url}/health`)).status, 200)).toBe(200)
+    const listed = await json(
+      await fetch(`${server.url}/v1/pets?limit=100`, { headers: { authorization: `Bearer ${key}` } }),
+    )
+    expect(listed.map((p: { id: number }) => p.id)).toEqual(acknowledged)
+    const faults = (await logLines(server)).filter((line) => String(line.msg).startsWith('database fault'))
+    expect(faults).toHaveLength(1)
+    expect(faults[0]).toMatchObject({ level: 'warn', fault: 'SQLITE_FULL' })
+  }, 60_000)
+})
+
+describe('a database folder deleted while serving', () => {
+  test('creates get 503 instead of 201 into a file no one can open again, and /health says 503', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-vanish-'))
+    mkdirSync(join(dir, 'data'))
+    undo.push(() => rmSync(dir, { recursive: true, force: true }))
+    const server = await startServer({ DATABASE_PATH: join(dir, 'data', 'store.sqlite'), LOG_LEVEL: 'warn' })
+    undo.push(() => (server.proc.exitCode === null ? server.stop() : undefined))
+    const key = printedKey(server.stderr())
+    expect((await postPet(server.url, key, pet(1))).status).toBe(201)
+    rmSync(join(dir, 'data'), { recursive: true, force: true })
+    const refused = await postPet(server.url, key, pet(2))
+    expect(refused.status).toBe(503)
+    expect((await json(refused)).code).toBe('storage_unavailable')
+    expect((await fetch(`${server.url}/health`)).status).toBe(503)
+  }, 30_000)
+})
