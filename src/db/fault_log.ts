@@ -1,4 +1,4 @@
-import { errorFields, type Logger } from '../log'
+import type { Logger } from '../log'
 import { StorageFaultError, type StoreUnavailableError } from './store_unavailable'
 
 /** How long one fault stays one episode in the log: a minute without it, and the next is logged again. */

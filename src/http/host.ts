@@ -11,7 +11,7 @@ import { errorBody } from '../errors'
  */
 export function checkHost(request: Request, base: string, https: boolean): Request | Response {
   const host = request.headers.get('host')
-  if (host !== null && host.includes(',')) return badHost('Send exactly one Host header')
+  if (host?.includes(',')) return badHost('Send exactly one Host header')
   if (request.url.charCodeAt(0) === SLASH) {
     if (host !== null) return badHost('The Host header is not a valid host[:port]')
     return new Request(base + request.url, request)

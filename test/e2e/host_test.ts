@@ -14,7 +14,9 @@ async function raw(
       port,
       socket: {
         open: (socket) => void socket.write(`${head.join('\r\n')}\r\n\r\n${body}`),
-        data: (_socket, data) => void (out += data.toString()),
+        data: (_socket, data) => {
+          out += data.toString()
+        },
         close: () => resolve(out),
         error: (_socket, error) => reject(error),
       },

@@ -77,7 +77,7 @@ describe('HTTPS in the binary (TLS_CERT_FILE, TLS_KEY_FILE)', () => {
     }
     expect(await getTrusting(`${server.url}/v1/pets`, 'first')).toMatchObject({ status: 401 })
     // Plain HTTP on the same port gets no answer, and an untrusted certificate is refused by the client.
-    const plain = await fetch(server.url.replace('https:', 'http:') + '/health').then(
+    const plain = await fetch(`${server.url.replace('https:', 'http:')}/health`).then(
       (response) => response.status,
       () => 'no answer',
     )
