@@ -1,7 +1,11 @@
 import type { CorsOrigins } from './http/cors'
 import { LOG_LEVELS, type LogLevel } from './log'
 
-/** How hard SQLite works to keep a commit: `normal` survives a crash of the process, `full` also a power loss. */
+/**
+ * How hard SQLite works to keep a commit: `full` (the default) syncs every
+ * commit, so an acknowledged create survives an OS crash, a power loss or a
+ * failing disk; `normal` survives a crash of the process, not of the OS or the disk.
+ */
 export const SYNCHRONOUS_MODES = ['normal', 'full'] as const
 export type Synchronous = (typeof SYNCHRONOUS_MODES)[number]
 
@@ -16,7 +20,7 @@ export const ENV_DEFAULTS = {
   DATABASE_PATH: './data/animal-store.sqlite',
   TRUST_PROXY: 'off',
   LOG_LEVEL: 'info',
-  SQLITE_SYNCHRONOUS: 'normal',
+  SQLITE_SYNCHRONOUS: 'full',
   HTTP_IDLE_TIMEOUT: 10,
   DATABASE_POOL_SIZE: 10,
   REDIS_FAILURE_MODE: 'open',

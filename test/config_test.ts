@@ -10,7 +10,7 @@ describe('loadConfig', () => {
       publicUrl: undefined,
       trustProxy: false,
       logLevel: 'info',
-      synchronous: 'normal',
+      synchronous: 'full',
       idleTimeoutSeconds: 10,
       databaseUrl: undefined,
       databasePoolSize: 10,

@@ -158,7 +158,7 @@ export const SCENARIOS: Scenario[] = [
   },
   {
     name: 'create',
-    what: 'POST /v1/pets (default durability, synchronous=NORMAL)',
+    what: 'POST /v1/pets (default durability, synchronous=FULL)',
     requests: ({ keys }) => [
       {
         method: 'POST',

@@ -12,7 +12,7 @@ export const SQLITE_BUSY_TIMEOUT_MS = 5000
  * Opens (creating if needed) the SQLite database at `path`, in WAL mode,
  * migrated to the current schema. `:memory:` gives a private database for tests.
  */
-export function openDatabase(path: string, synchronous: Synchronous = 'normal'): Database {
+export function openDatabase(path: string, synchronous: Synchronous = 'full'): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path, { create: true, strict: true })
   db.exec('PRAGMA journal_mode = WAL')

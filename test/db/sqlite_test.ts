@@ -53,13 +53,14 @@ describe('openDatabase', () => {
   test('creates the folder and opens in WAL mode with the chosen durability', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animal-store-db-'))
     try {
-      const db = openDatabase(join(dir, 'nested', 'store.sqlite'), 'full')
+      const db = openDatabase(join(dir, 'nested', 'store.sqlite'), 'normal')
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
-      expect(db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 2 })
+      expect(db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 })
       db.close()
-      const normal = openDatabase(join(dir, 'nested', 'store.sqlite'))
-      expect(normal.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 })
-      normal.close()
+      // FULL unless told otherwise: every commit synced.
+      const full = openDatabase(join(dir, 'nested', 'store.sqlite'))
+      expect(full.query('PRAGMA synchronous').get()).toEqual({ synchronous: 2 })
+      full.close()
     } finally {
       rmSync(dir, { recursive: true, force: true })
     }

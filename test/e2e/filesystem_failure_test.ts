@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { json } from '../helpers'
-import { postPet, printedKey, startServer } from './process_helpers'
+import { postPet, runCli, startServer } from './process_helpers'
 
 /** Runs a command, throwing with its stderr when it fails. */
 function run(command: string[]): string {
@@ -58,9 +58,16 @@ async function acknowledgedButLost(env: Record<string, string>): Promise<{ ackno
   run(['mount', '-o', 'loop,errors=remount-ro', image, mnt])
   undo.push(() => Bun.spawnSync(['umount', '-l', mnt]))
   const device = basename(run(['findmnt', '-n', '-o', 'SOURCE', mnt]).trim())
-  const server = await startServer({ DATABASE_PATH: join(mnt, 'store.sqlite'), LOG_LEVEL: 'error', ...env })
+  const database = { DATABASE_PATH: join(mnt, 'store.sqlite'), ...env }
+  // A key with room for the whole run (the first key the server would print is a Free one: 60 a minute).
+  const made = await runCli(
+    ['keys', 'create', '--plan', 'enterprise', '--rpm', '1000000', '--rpd', '100000000'],
+    database,
+  )
+  expect(made.code).toBe(0)
+  const key = made.stdout.trim()
+  const server = await startServer({ ...database, LOG_LEVEL: 'error' })
   undo.push(() => (server.proc.exitCode === null ? server.proc.kill('SIGKILL') : undefined))
-  const key = printedKey(server.stderr())
   const acknowledged: number[] = []
   let writing = true
   const writer = async (n: number) => {
