@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { type Config, ConfigError } from './config'
 import { DataVersionWatcher } from './db/data_version'
 import { openPostgres, redactedUrl } from './db/postgres'
-import { openDatabase } from './db/sqlite'
+import { firstIntegrityProblem, openDatabase } from './db/sqlite'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
 import { SqliteKeyStore } from './keys/sqlite_store'
 import type { KeyStore } from './keys/store'
@@ -60,6 +60,15 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
   }
   const path = sqlitePath ?? config.databasePath
   const db: Database = await openOrExplain('DATABASE_PATH', path, () => openDatabase(path, config.synchronous))
+  // A damaged file is never served: a server would answer 500s from it and accept writes into it.
+  const problem = serving ? await openOrExplain('DATABASE_PATH', path, () => firstIntegrityProblem(db)) : undefined
+  if (problem !== undefined) {
+    db.close()
+    throw new ConfigError(
+      'DATABASE_PATH',
+      `"${path}" is damaged (PRAGMA quick_check: ${problem}); restore a backup (docs/operations.md, "Storage, backup and restore")`,
+    )
+  }
   // One watcher for the file: the key map and the page cache both reload when another process writes it.
   const watcher = new DataVersionWatcher(db)
   const pets = new CachedPetStore(new SqlitePetStore(db), watcher)

@@ -47,3 +47,17 @@ export function migrateSqlite(db: Database, migrations: readonly Migration[]): n
   }
   return applied
 }
+
+/**
+ * SQLite's `PRAGMA quick_check`: the first problem it finds in the file, or
+ * undefined for a sound one. It reads every page (about 13 ms per MB here:
+ * 70 ms for 100,000 pets, 0.8 s for a million), so it runs once, at the
+ * start of `serve`.
+ */
+export function firstIntegrityProblem(db: Database): string | undefined {
+  const rows = db.query('PRAGMA quick_check(1)').all() as { quick_check: string }[]
+  const first = rows[0]?.quick_check
+  if (first === 'ok') return undefined
+  // One line for the start-up message: SQLite puts "*** in database main ***" and a newline first.
+  return (first ?? 'no answer').replace('*** in database main ***', '').replace(/\s+/g, ' ').trim()
+}

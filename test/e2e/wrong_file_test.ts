@@ -1,5 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
+import { closeSync, openSync, readFileSync, statSync, writeSync } from 'node:fs'
 import { join } from 'node:path'
 import { openDatabase } from '../../src/db/sqlite'
 import { sqliteMigrations } from '../../src/db/sqlite_migrations'
@@ -29,5 +30,31 @@ describe('a wrong database file is refused, never served', () => {
     const after = new Database(path, { readonly: true })
     expect(after.query('PRAGMA user_version').get()).toEqual({ user_version: newer })
     after.close()
+  })
+
+  test('a database damaged in the middle: serve exits 2 with one line naming it, and writes nothing', async () => {
+    const { dir, cleanup } = tempDir()
+    cleanups.push(cleanup)
+    const path = join(dir, 'store.sqlite')
+    const db = openDatabase(path)
+    const insert = db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?1, 1, ?2)')
+    db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`pet ${i} ${'x'.repeat(40)}`, 'available')
+    })()
+    // Everything into the main file, so the damage below hits the pets' pages.
+    db.exec('PRAGMA wal_checkpoint(TRUNCATE)')
+    db.close()
+    const size = statSync(path).size
+    const file = openSync(path, 'r+')
+    writeSync(file, Buffer.alloc(4096, 0x5a), 0, 4096, Math.floor(size / 2 / 4096) * 4096)
+    closeSync(file)
+    const before = readFileSync(path)
+    const result = await runCli(['serve'], { DATABASE_PATH: path, PORT: '0', HOST: '127.0.0.1' })
+    expect(result.code).toBe(2)
+    const lines = result.stderr.trim().split('\n')
+    expect(lines).toHaveLength(1)
+    expect(lines[0]).toStartWith(`Configuration error: DATABASE_PATH: `)
+    expect(lines[0]).toMatch(/damaged|malformed/)
+    expect(readFileSync(path).equals(before)).toBe(true)
   })
 })
