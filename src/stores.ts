@@ -2,7 +2,7 @@ import type { Database } from 'bun:sqlite'
 import { type Config, ConfigError } from './config'
 import { DataVersionWatcher } from './db/data_version'
 import { openPostgres, redactedUrl } from './db/postgres'
-import { firstIntegrityProblem, openDatabase } from './db/sqlite'
+import { firstIntegrityProblem, openDatabase, SERVER_BUSY_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from './db/sqlite'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
 import { SqliteKeyStore } from './keys/sqlite_store'
 import type { KeyStore } from './keys/store'
@@ -59,7 +59,9 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     }
   }
   const path = sqlitePath ?? config.databasePath
-  const db: Database = await openOrExplain('DATABASE_PATH', path, () => openDatabase(path, config.synchronous))
+  const db: Database = await openOrExplain('DATABASE_PATH', path, () =>
+    openDatabase(path, config.synchronous, serving ? SERVER_BUSY_TIMEOUT_MS : SQLITE_BUSY_TIMEOUT_MS),
+  )
   // A damaged file is never served: a server would answer 500s from it and accept writes into it.
   const problem = serving ? await openOrExplain('DATABASE_PATH', path, () => firstIntegrityProblem(db)) : undefined
   if (problem !== undefined) {

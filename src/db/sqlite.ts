@@ -5,14 +5,26 @@ import type { Synchronous } from '../config'
 import { type Migration, refuseNewerSchema } from './migration'
 import { sqliteMigrations } from './sqlite_migrations'
 
-/** How long a statement waits for another connection's write lock (the CLI's, say) before failing. */
+/** How long a command's statement waits for another connection's write lock (the server's, say) before failing. */
 export const SQLITE_BUSY_TIMEOUT_MS = 5000
+
+/**
+ * How long the server's statements wait for a lock another process holds:
+ * the wait blocks the event loop (bun:sqlite is synchronous), so it is kept
+ * short and a batch of creates tries again on a timer instead
+ * (pets/sqlite_store.ts).
+ */
+export const SERVER_BUSY_TIMEOUT_MS = 10
 
 /**
  * Opens (creating if needed) the SQLite database at `path`, in WAL mode,
  * migrated to the current schema. `:memory:` gives a private database for tests.
  */
-export function openDatabase(path: string, synchronous: Synchronous = 'full'): Database {
+export function openDatabase(
+  path: string,
+  synchronous: Synchronous = 'full',
+  busyTimeoutMs = SQLITE_BUSY_TIMEOUT_MS,
+): Database {
   if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true })
   const db = new Database(path, { create: true, strict: true })
   db.exec('PRAGMA journal_mode = WAL')
@@ -20,6 +32,8 @@ export function openDatabase(path: string, synchronous: Synchronous = 'full'): D
   // The CLI and the server write the same file; wait for each other instead of failing.
   db.exec(`PRAGMA busy_timeout = ${SQLITE_BUSY_TIMEOUT_MS}`)
   migrateSqlite(db, sqliteMigrations)
+  // Set after the migrations, which may wait for another process starting on the same file.
+  db.exec(`PRAGMA busy_timeout = ${busyTimeoutMs}`)
   return db
 }
 

@@ -23,6 +23,16 @@ interface PendingCreate {
 
 const COLUMNS = 'id, name, category_id AS categoryId, status'
 
+/** How long a batch of creates waits, retrying, for a write lock another process holds; then it is refused (503). */
+export const WRITE_LOCK_DEADLINE_MS = 5000
+/** How often a batch waiting for a write lock tries again. */
+export const WRITE_LOCK_RETRY_MS = 20
+
+/** Whether SQLite refused for a lock another connection holds (SQLITE_BUSY, SQLITE_LOCKED and their extended codes). */
+function isLockHeld(error: unknown): boolean {
+  return error instanceof StorageFaultError && /^SQLITE_(BUSY|LOCKED)/.test(error.fault)
+}
+
 /** A row as a class instance: bun:sqlite fills these faster than plain objects. */
 class PetRow implements Pet {
   declare id: number
@@ -46,6 +56,8 @@ export class SqlitePetStore implements PetStore {
   #isOurFile: () => boolean
   /** The last commit failed on the storage, and none has succeeded since: `answers` says no. */
   #writesFailing = false
+  /** A batch is being committed (or waits for another process's lock); the next one waits for it. */
+  #committing = false
 
   constructor(db: Database) {
     this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
@@ -95,25 +107,50 @@ export class SqlitePetStore implements PetStore {
    */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     return new Promise((resolve, reject) => {
-      if (this.#pending.push({ pet, claim, resolve, reject }) === 1) setImmediate(() => this.#flush())
+      // One batch at a time: a batch waiting for a lock keeps the next behind it, so an Idempotency-Key
+      // claimed in it is seen by the next.
+      if (this.#pending.push({ pet, claim, resolve, reject }) === 1 && !this.#committing)
+        setImmediate(() => this.#flush())
     })
   }
 
   #flush(): void {
     const batch = this.#pending
     this.#pending = []
+    this.#committing = true
+    this.#commitBatch(batch, Date.now() + WRITE_LOCK_DEADLINE_MS)
+  }
+
+  /**
+   * Commits `batch`; while another process holds the write lock, tries again
+   * every WRITE_LOCK_RETRY_MS on a timer (the connection waits at most
+   * SERVER_BUSY_TIMEOUT_MS each time), so reads and everything else go on
+   * meanwhile; past `deadline`, the batch is refused as a storage fault.
+   */
+  #commitBatch(batch: PendingCreate[], deadline: number): void {
     let outcomes: CreateOutcome[]
     try {
       // One stat per batch: a file deleted or replaced under the service takes no more writes.
       if (!this.#isOurFile()) throw new StorageFaultError('SQLITE_CANTOPEN (the database file was deleted or replaced)')
       outcomes = guardStorage(() => this.#commit(batch))
     } catch (error) {
+      if (isLockHeld(error) && Date.now() < deadline) {
+        setTimeout(() => this.#commitBatch(batch, deadline), WRITE_LOCK_RETRY_MS)
+        return
+      }
       if (error instanceof StorageFaultError) this.#writesFailing = true
       for (const pending of batch) pending.reject(error)
+      this.#next()
       return
     }
     this.#writesFailing = false
     for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outcomes[i]!)
+    this.#next()
+  }
+
+  #next(): void {
+    this.#committing = false
+    if (this.#pending.length > 0) setImmediate(() => this.#flush())
   }
 
   // Runs inside the batch's transaction, so a claim made earlier in the same batch is seen.
