@@ -108,7 +108,7 @@ describe.skipIf(!LOOP)('a filesystem that fails under load', () => {
   // What the service can promise: every pet acknowledged before the failure is kept (with
   // SQLITE_SYNCHRONOUS=normal the same probe lost every one of them). Commits acknowledged in the
   // kernel's error window itself (fsync reporting success while ext4 aborts its journal) were lost
-  // in 5 of 17 runs here (2 to 19 pets): no database can keep what the kernel drops after saying it
+  // in 6 of 18 runs here (2 to 19 pets): no database can keep what the kernel drops after saying it
   // was written. They are printed, not asserted.
   test('with the default durability (SQLITE_SYNCHRONOUS=full) no pet acknowledged before the failure is lost', async () => {
     const { acknowledged, lostBefore, lostAfter } = await acknowledgedButLost({})
