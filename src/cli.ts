@@ -1,6 +1,7 @@
 import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
 import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
 import { backupDatabase } from './db/backup'
+import { type Restored, restoreDatabase } from './db/restore'
 import { openDatabase } from './db/sqlite'
 import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys/cli'
 import { describePlans } from './keys/plans'
@@ -19,6 +20,7 @@ export const USAGE = `Usage:
   animal-store serve [--db PATH]
 ${KEYS_USAGE}
   animal-store backup FILE [--db PATH]      a consistent copy of the database, safe while serving
+  animal-store restore FILE [--db PATH]     put a backup in place (the server stopped; the old file is kept beside)
 
 Plans, requests per minute/per day: ${describePlans()}.
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
@@ -65,7 +67,7 @@ export async function runCli(
         return 0
       }
       case 'backup': {
-        const { file, db } = backupOptions(rest)
+        const { file, db } = fileAndDbOptions('backup', rest)
         const config = loadConfig(env)
         if (config.databaseUrl !== undefined)
           throw new ConfigError('DATABASE_URL', 'backup copies the SQLite file; for PostgreSQL use pg_dump')
@@ -77,6 +79,24 @@ export async function runCli(
           return 1
         }
         io.err(`Backed up ${source} to ${file}`)
+        return 0
+      }
+      case 'restore': {
+        const { file, db } = fileAndDbOptions('restore', rest)
+        const config = loadConfig(env)
+        if (config.databaseUrl !== undefined)
+          throw new ConfigError('DATABASE_URL', 'restore puts a SQLite file in place; for PostgreSQL use pg_restore')
+        const target = db ?? config.databasePath
+        let restored: Restored
+        try {
+          restored = restoreDatabase(file, target)
+        } catch (error) {
+          io.err(`Restore failed: ${(error as Error).message}`)
+          return 1
+        }
+        io.err(
+          `Restored ${file} as ${target}${restored.replacedKeptAs ? `; the database it replaced is kept as ${restored.replacedKeptAs}` : ''}`,
+        )
         return 0
       }
       case 'help':
@@ -100,10 +120,10 @@ export async function runCli(
   }
 }
 
-function backupOptions(args: string[]): { file: string; db?: string } {
+function fileAndDbOptions(command: string, args: string[]): { file: string; db?: string } {
   const parsed = parseCommandLine(args, { db: { type: 'string' } })
   const [file, ...extra] = parsed.positionals
-  if (file === undefined || extra.length > 0) throw new UsageError('backup takes one FILE and optionally --db PATH')
+  if (file === undefined || extra.length > 0) throw new UsageError(`${command} takes one FILE and optionally --db PATH`)
   return { file, db: parsed.values.db }
 }
 
