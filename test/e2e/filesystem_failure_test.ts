@@ -1,17 +1,11 @@
 import { Database } from 'bun:sqlite'
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { basename, join } from 'node:path'
 import { json } from '../helpers'
 import { postPet, runCli, startServer } from './process_helpers'
-
-/** Runs a command, throwing with its stderr when it fails. */
-function run(command: string[]): string {
-  const done = Bun.spawnSync(command, { stderr: 'pipe', stdout: 'pipe' })
-  if (done.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${done.stderr.toString()}`)
-  return done.stdout.toString()
-}
+import { requireInCi, run, undoAfterEach } from './system_commands'
 
 /** Whether this machine lets the test loop-mount an ext4 image (root, loop devices, e2fsprogs: as in CI). */
 function canLoopMount(): boolean {
@@ -30,16 +24,9 @@ function canLoopMount(): boolean {
   }
 }
 
-const LOOP = canLoopMount()
-if (!LOOP) {
-  if (process.env.CI) throw new Error('CI must be able to loop-mount an ext4 image for the filesystem-failure test')
-  console.warn('SKIPPED: the filesystem-failure test needs root, loop devices and e2fsprogs')
-}
+const LOOP = requireInCi(canLoopMount(), 'loop-mount an ext4 image (root, loop devices, e2fsprogs)')
 
-const undo: (() => unknown)[] = []
-afterEach(async () => {
-  for (const step of undo.splice(0).reverse()) await step()
-})
+const undo = undoAfterEach()
 
 /**
  * The probe issue 15 describes: pets created under load on an ext4 image that

@@ -1,9 +1,10 @@
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eventually, json } from '../helpers'
 import { postPet, printedKey, type ServerProcess, startServer } from './process_helpers'
+import { requireInCi, run, undoAfterEach } from './system_commands'
 
 /** Whether this machine lets the test mount a small tmpfs (root in a container that allows it, as in CI). */
 function canMount(): boolean {
@@ -14,21 +15,9 @@ function canMount(): boolean {
   return mounted.exitCode === 0
 }
 
-const MOUNTABLE = canMount()
-if (!MOUNTABLE) {
-  if (process.env.CI) throw new Error('CI must be able to mount a tmpfs for the storage-fault tests (run as root)')
-  console.warn('SKIPPED: the storage-fault tests need to mount a tmpfs (run them as root)')
-}
+const MOUNTABLE = requireInCi(canMount(), 'mount a small tmpfs')
 
-const undo: (() => unknown)[] = []
-afterEach(async () => {
-  for (const step of undo.splice(0).reverse()) await step()
-})
-
-function run(command: string[]): void {
-  const done = Bun.spawnSync(command, { stderr: 'pipe' })
-  if (done.exitCode !== 0) throw new Error(`${command.join(' ')} failed: ${done.stderr.toString()}`)
-}
+const undo = undoAfterEach()
 
 /** A server whose database lives on a tmpfs of `size` made for this test. */
 async function serveOnTmpfs(size: string) {
