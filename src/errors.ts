@@ -25,6 +25,10 @@ export const ERROR_CODES = {
   insufficient_scope: { status: 403, meaning: 'the API key is read-only and the request would write (a create)' },
   not_found: { status: 404, meaning: 'no animal has this id, or (with a valid key) no resource has this path' },
   method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
+  request_timeout: {
+    status: 408,
+    meaning: 'the body stopped before its end: the client stalled or went away (it is logged; nobody reads the answer)',
+  },
   payload_too_large: { status: 413, meaning: `the body is over ${MAX_BODY_BYTES} bytes (${kib(MAX_BODY_BYTES)})` },
   uri_too_long: { status: 414, meaning: `the request target (path and query) is over ${kib(MAX_TARGET_BYTES)}` },
   unsupported_media_type: {

@@ -5,7 +5,7 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 
 /**
  * Elysia `parse` hook for routes that take a JSON object: refuses bodies over
- * MAX_BODY_BYTES (413), of another media type (415), and empty, malformed,
+ * MAX_BODY_BYTES (413), one that stopped before its end (408), of another media type (415), and empty, malformed,
  * non-UTF-8 or non-object bodies, a key that shadows Object.prototype
  * ("__proto__", "toString", ...) or a string with a lone surrogate or a
  * U+0000 anywhere (400). Numbers that JSON would round come back as an
@@ -14,7 +14,14 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
 export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
-  const bytes = await request.arrayBuffer()
+  let bytes: ArrayBuffer
+  try {
+    bytes = await request.arrayBuffer()
+  } catch {
+    // The body stopped before its end: the client stalled until the idle timeout closed the connection,
+    // or it went away. Nobody reads the answer; the log says what happened.
+    throw new HttpError('request_timeout', 'The request body stopped before its end; the connection was closed')
+  }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
   if (bytes.byteLength === 0) throw new HttpError('invalid_request', 'Request body is required: a JSON object')
   if (!isJsonMediaType(request.headers.get('content-type'))) {

@@ -112,3 +112,29 @@ describe('request bounds over a real port', () => {
     expect(closedByServer).toBe(true)
   }, 30_000)
 })
+
+describe('a body that stalls mid-upload', () => {
+  test('is logged as what it is, 408 request_timeout, once the idle timeout closes the connection', async () => {
+    const fresh = await startFreshServer({ HTTP_IDLE_TIMEOUT: '1' }, 'animal-store-stall-')
+    try {
+      const port = Number(new URL(fresh.server.url).port)
+      const head = [
+        'POST /v1/pets HTTP/1.1',
+        'Host: x',
+        `Authorization: Bearer ${fresh.key}`,
+        'Content-Type: application/json',
+        'Content-Length: 100',
+      ]
+      const { closedByServer } = await rawExchange(port, `${head.join('\r\n')}\r\n\r\n{"name":"Re`)
+      expect(closedByServer).toBe(true)
+      await fresh.server.stop()
+      const lines = (await new Response(fresh.server.proc.stdout as ReadableStream).text())
+        .split('\n')
+        .filter((line) => line.includes('"path":"/v1/pets"'))
+        .map((line) => JSON.parse(line))
+      expect(lines).toEqual([expect.objectContaining({ method: 'POST', status: 408 })])
+    } finally {
+      await fresh.cleanup()
+    }
+  }, 60_000)
+})
