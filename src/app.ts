@@ -50,9 +50,7 @@ export interface AppDeps {
   corsOrigins?: CorsOrigins
   /** The Prometheus metrics (with ADMIN_PORT); when absent, no request does any metrics work. */
   metrics?: ServiceMetrics
-  /** The `Strict-Transport-Security` value for every response, when the service speaks HTTPS. */
-  strictTransportSecurity?: string
-  /** Whether requests come over HTTPS (their URLs start with `https://`); plain HTTP when absent. */
+  /** Whether requests come over HTTPS (their URLs start with `https://`, every answer says Strict-Transport-Security); plain HTTP when absent. */
   https?: boolean
 }
 
@@ -97,7 +95,7 @@ export function createApp(deps: AppDeps) {
       .use(
         everyResponse('every-response', [
           ...(metrics === undefined ? [] : [requestMetrics(metrics) as ResponseStep]),
-          browserSafety({ strictTransportSecurity: deps.strictTransportSecurity }) as ResponseStep,
+          browserSafety({ https: deps.https === true }) as ResponseStep,
           requestLog({ logger, callers }) as ResponseStep,
         ]),
       )

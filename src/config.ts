@@ -85,8 +85,9 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       'DATABASE_URL',
       'set it or DATABASE_PATH, not both: one names PostgreSQL, the other a SQLite file',
     )
+  const port = integer('PORT', env.PORT, 0, 65535, ENV_DEFAULTS.PORT)
   return Object.freeze({
-    port: integer('PORT', env.PORT, 0, 65535, ENV_DEFAULTS.PORT),
+    port,
     host: nonEmpty('HOST', env.HOST, ENV_DEFAULTS.HOST),
     databasePath: nonEmpty('DATABASE_PATH', env.DATABASE_PATH, ENV_DEFAULTS.DATABASE_PATH),
     publicUrl: publicUrl(env.PUBLIC_URL),
@@ -118,16 +119,16 @@ export function loadConfig(env: Readonly<Record<string, string | undefined>>): R
       ENV_DEFAULTS.ANON_SUBJECTS_MAX,
     ),
     corsOrigins: corsOrigins(env.CORS_ORIGINS),
-    adminPort: adminPort(env.ADMIN_PORT, env.PORT),
+    adminPort: adminPort(env.ADMIN_PORT, port),
     adminHost: nonEmpty('ADMIN_HOST', env.ADMIN_HOST, ENV_DEFAULTS.ADMIN_HOST),
     tls: tlsFiles(env.TLS_CERT_FILE, env.TLS_KEY_FILE),
   })
 }
 
-function adminPort(value: string | undefined, port: string | undefined): number | undefined {
+function adminPort(value: string | undefined, port: number): number | undefined {
   if (value === undefined || value === '') return undefined
   const admin = integer('ADMIN_PORT', value, 0, 65535, 0)
-  if (admin !== 0 && admin === integer('PORT', port, 0, 65535, ENV_DEFAULTS.PORT))
+  if (admin !== 0 && admin === port)
     throw new ConfigError('ADMIN_PORT', `must differ from PORT (${admin}): the admin listener is a second one`)
   return admin
 }

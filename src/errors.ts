@@ -2,13 +2,12 @@ import { type Static, Type } from '@sinclair/typebox'
 import { Elysia, type ValidationError } from 'elysia'
 import type { Awaitable } from './awaitable'
 import { StorageFaultError, StoreUnavailableError } from './db/store_unavailable'
-
-/** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
-export const STORAGE_RETRY_AFTER_SECONDS = 5
-
 import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './http/limits'
 import { describeValidationError } from './http/validation_message'
 import { redactApiKeys } from './keys/api_key'
+
+/** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
+export const STORAGE_RETRY_AFTER_SECONDS = 5
 
 /**
  * Every Error code the API answers with: its HTTP status and what it means.

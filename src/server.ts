@@ -4,9 +4,10 @@ import packageJson from '../package.json' with { type: 'json' }
 import { createApp } from './app'
 import type { Io } from './command_line'
 import { type Config, ConfigError } from './config'
+import { STRICT_TRANSPORT_SECURITY } from './http/browser_safety'
 import { checkHost } from './http/host'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, BUN_MAX_BODY_BYTES, kib } from './http/limits'
-import { readTlsPair, STRICT_TRANSPORT_SECURITY, type TlsPair } from './http/tls'
+import { readTlsPair, type TlsPair } from './http/tls'
 import { issueFirstKey } from './keys/issue'
 import { LastUseRecorder } from './keys/last_use'
 import { PLAN_LIMITS } from './keys/plans'
@@ -91,7 +92,6 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     publicUrl: config.publicUrl,
     corsOrigins: config.corsOrigins,
     metrics: metrics,
-    strictTransportSecurity: tlsPair === undefined ? undefined : STRICT_TRANSPORT_SECURITY,
     https: tlsPair !== undefined,
     trustProxy: config.trustProxy,
     ipv6Prefix: config.ipv6Prefix,

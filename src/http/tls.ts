@@ -36,6 +36,3 @@ async function readPem(variable: string, path: string): Promise<string> {
   if (!text.includes('-----BEGIN ')) throw new ConfigError(variable, `"${path}" is not a PEM file`)
   return text
 }
-
-/** `Strict-Transport-Security` for a service that speaks HTTPS only: browsers use HTTPS for a year (RFC 6797). */
-export const STRICT_TRANSPORT_SECURITY = 'max-age=31536000'
