@@ -1,28 +1,14 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type FreshServer, postPet, startFreshServer } from './process_helpers'
+import { type FreshServer, postPet, rawExchange, startFreshServer } from './process_helpers'
 
-/** Sends `head` (and `body`) as raw bytes and reads until the server closes: the status line, headers and body. */
+/** Sends `head` (and `body`) as raw bytes and reads until the server closes: the status, headers and body. */
 async function raw(
   port: number,
   head: string[],
   body = '',
 ): Promise<{ status: number; headers: Headers; body: string }> {
-  const text = await new Promise<string>((resolve, reject) => {
-    let out = ''
-    Bun.connect({
-      hostname: '127.0.0.1',
-      port,
-      socket: {
-        open: (socket) => void socket.write(`${head.join('\r\n')}\r\n\r\n${body}`),
-        data: (_socket, data) => {
-          out += data.toString()
-        },
-        close: () => resolve(out),
-        error: (_socket, error) => reject(error),
-      },
-    }).catch(reject)
-  })
-  const [top = '', ...rest] = text.split('\r\n\r\n')
+  const { response } = await rawExchange(port, `${head.join('\r\n')}\r\n\r\n${body}`)
+  const [top = '', ...rest] = response.split('\r\n\r\n')
   const [statusLine = '', ...lines] = top.split('\r\n')
   const headers = new Headers(
     lines.map(

@@ -1,27 +1,10 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
-import { type FreshServer, startFreshServer } from './process_helpers'
+import { type FreshServer, rawExchange, startFreshServer } from './process_helpers'
 
-/** Writes `text` in one go and collects the status lines that come back before the server closes (or 2 s pass). */
-function statusLines(port: number, text: string): Promise<string[]> {
-  return new Promise((resolve) => {
-    let out = ''
-    const done = () => resolve(out.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 ')))
-    Bun.connect({
-      hostname: '127.0.0.1',
-      port,
-      socket: {
-        open: (socket) => {
-          socket.write(text)
-        },
-        data: (_socket, data) => {
-          out += data.toString()
-        },
-        close: done,
-        error: done,
-      },
-    })
-    setTimeout(done, 2000)
-  })
+/** The status lines the server answers `text` with, written in one go, before it closes the connection. */
+async function statusLines(port: number, text: string): Promise<string[]> {
+  const { response } = await rawExchange(port, text, 5000)
+  return response.split('\r\n').filter((line) => line.startsWith('HTTP/1.1 '))
 }
 
 /**

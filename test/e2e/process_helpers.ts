@@ -145,3 +145,35 @@ export function postPet(url: string, key: string, pet: unknown): Promise<Respons
     body: JSON.stringify(pet),
   })
 }
+
+/** Sends raw bytes and resolves with what came back once the server closes the connection. */
+export function rawExchange(
+  port: number,
+  text: string,
+  timeoutMs = 20_000,
+): Promise<{ response: string; closedByServer: boolean }> {
+  return new Promise((resolve, reject) => {
+    let response = ''
+    const timer = setTimeout(
+      () => reject(new Error(`no close within ${timeoutMs} ms; got ${response.slice(0, 80)}`)),
+      timeoutMs,
+    )
+    Bun.connect({
+      hostname: '127.0.0.1',
+      port,
+      socket: {
+        open: (socket) => {
+          socket.write(text)
+        },
+        data: (_socket, data) => {
+          response += data.toString()
+        },
+        close: () => {
+          clearTimeout(timer)
+          resolve({ response, closedByServer: true })
+        },
+        error: (_socket, error) => reject(error),
+      },
+    })
+  })
+}
