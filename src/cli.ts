@@ -1,7 +1,7 @@
 import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
 import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
 import { backupDatabase } from './db/backup'
-import { type Restored, restoreDatabase } from './db/restore'
+import { restoreDatabase } from './db/restore'
 import { openDatabase } from './db/sqlite'
 import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys/cli'
 import { describePlans } from './keys/plans'
@@ -67,37 +67,19 @@ export async function runCli(
         return 0
       }
       case 'backup': {
-        const { file, db } = fileAndDbOptions('backup', rest)
-        const config = loadConfig(env)
-        if (config.databaseUrl !== undefined)
-          throw new ConfigError('DATABASE_URL', 'backup copies the SQLite file; for PostgreSQL use pg_dump')
-        const source = db ?? config.databasePath
-        try {
-          backupDatabase(openDatabase(source, config.synchronous), file)
-        } catch (error) {
-          io.err(`Backup failed: ${(error as Error).message}`)
-          return 1
-        }
-        io.err(`Backed up ${source} to ${file}`)
-        return 0
+        const { file, sqlite, config } = fileCommand('backup', rest, env, 'pg_dump')
+        return reportOutcome(io, 'Backup', () => {
+          backupDatabase(openDatabase(sqlite, config.synchronous), file)
+          return `Backed up ${sqlite} to ${file}`
+        })
       }
       case 'restore': {
-        const { file, db } = fileAndDbOptions('restore', rest)
-        const config = loadConfig(env)
-        if (config.databaseUrl !== undefined)
-          throw new ConfigError('DATABASE_URL', 'restore puts a SQLite file in place; for PostgreSQL use pg_restore')
-        const target = db ?? config.databasePath
-        let restored: Restored
-        try {
-          restored = restoreDatabase(file, target)
-        } catch (error) {
-          io.err(`Restore failed: ${(error as Error).message}`)
-          return 1
-        }
-        io.err(
-          `Restored ${file} as ${target}${restored.replacedKeptAs ? `; the database it replaced is kept as ${restored.replacedKeptAs}` : ''}`,
-        )
-        return 0
+        const { file, sqlite } = fileCommand('restore', rest, env, 'pg_restore')
+        return reportOutcome(io, 'Restore', () => {
+          const { replacedKeptAs } = restoreDatabase(file, sqlite)
+          const kept = replacedKeptAs ? `; the database it replaced is kept as ${replacedKeptAs}` : ''
+          return `Restored ${file} as ${sqlite}${kept}`
+        })
       }
       case 'help':
       case '--help':
@@ -120,11 +102,35 @@ export async function runCli(
   }
 }
 
-function fileAndDbOptions(command: string, args: string[]): { file: string; db?: string } {
+/**
+ * The arguments of `backup` and `restore`: one FILE, optionally `--db PATH`,
+ * and the SQLite file they work on (refused with PostgreSQL, which has its
+ * own tool, `postgresTool`).
+ */
+function fileCommand(
+  command: string,
+  args: string[],
+  env: Readonly<Record<string, string | undefined>>,
+  postgresTool: string,
+): { file: string; sqlite: string; config: Config } {
   const parsed = parseCommandLine(args, { db: { type: 'string' } })
   const [file, ...extra] = parsed.positionals
   if (file === undefined || extra.length > 0) throw new UsageError(`${command} takes one FILE and optionally --db PATH`)
-  return { file, db: parsed.values.db }
+  const config = loadConfig(env)
+  if (config.databaseUrl !== undefined)
+    throw new ConfigError('DATABASE_URL', `${command} works on the SQLite file; for PostgreSQL use ${postgresTool}`)
+  return { file, sqlite: parsed.values.db ?? config.databasePath, config }
+}
+
+/** Runs `work`: its line on stderr and exit 0, or "<what> failed: <reason>" and exit 1. */
+function reportOutcome(io: Io, what: string, work: () => string): number {
+  try {
+    io.err(work())
+    return 0
+  } catch (error) {
+    io.err(`${what} failed: ${(error as Error).message}`)
+    return 1
+  }
 }
 
 /** The `--db PATH` of `serve`, if given. */
