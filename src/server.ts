@@ -91,7 +91,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
     limiter,
     publicUrl: config.publicUrl,
     corsOrigins: config.corsOrigins,
-    metrics: metrics,
+    metrics,
     https: tlsPair !== undefined,
     trustProxy: config.trustProxy,
     ipv6Prefix: config.ipv6Prefix,
@@ -103,8 +103,9 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
   let draining = false
   // Requests without Host, given the service's own URL by checkHost, and the request Bun received.
   const rebuilt = new WeakMap<Request, Request>()
-  const ownBase = (listener: Server<undefined>) =>
-    config.publicUrl ?? `${tlsPair === undefined ? 'http' : 'https'}://${browsable(listener.hostname)}:${listener.port}`
+  // Every listener (a TLS reload adds one) has the same address; built only for a request without Host.
+  const ownBase = () =>
+    config.publicUrl ?? `${tlsPair === undefined ? 'http' : 'https'}://${browsable(server.hostname)}:${server.port}`
   const listen = (tls: TlsPair | undefined, port: number) =>
     Bun.serve({
       port,
@@ -116,8 +117,8 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       maxRequestBodySize: BUN_MAX_BODY_BYTES,
       // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
       idleTimeout: config.idleTimeoutSeconds,
-      async fetch(received, listener) {
-        const request = checkHost(received, ownBase(listener), tls !== undefined)
+      async fetch(received) {
+        const request = checkHost(received, ownBase, tls !== undefined)
         if (request instanceof Response) {
           if (tls !== undefined) request.headers.set('strict-transport-security', STRICT_TRANSPORT_SECURITY)
           return request
@@ -144,7 +145,7 @@ export async function startService(config: Config, io: Io, sqlitePath?: string):
       admin = startAdminListener({
         host: config.adminHost,
         port: config.adminPort,
-        metrics: metrics,
+        metrics,
         health,
       })
   } catch (error) {
