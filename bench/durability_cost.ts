@@ -25,7 +25,7 @@ const creates = Number(values.creates)
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-durability-'))
 
 async function setUp(mode: Synchronous) {
-  const db = openDatabase(join(dir, `${mode}.sqlite`), mode)
+  const db = openDatabase(join(dir, `${mode}.sqlite`), { synchronous: mode })
   const keys = new SqliteKeyStore(db)
   const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
   const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })

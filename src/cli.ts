@@ -3,6 +3,7 @@ import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES
 import { backupDatabase } from './db/backup'
 import { restoreDatabase } from './db/restore'
 import { openDatabase } from './db/sqlite'
+import { closeDatabase } from './db/wal_ownership'
 import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys/cli'
 import { describePlans } from './keys/plans'
 import type { ApiKey } from './keys/store'
@@ -69,7 +70,12 @@ export async function runCli(
       case 'backup': {
         const { file, sqlite, config } = fileCommand('backup', rest, env, 'pg_dump')
         return reportOutcome(io, 'Backup', () => {
-          backupDatabase(openDatabase(sqlite, config.synchronous), file)
+          const db = openDatabase(sqlite, { synchronous: config.synchronous })
+          try {
+            backupDatabase(db, file)
+          } finally {
+            closeDatabase(db)
+          }
           return `Backed up ${sqlite} to ${file}`
         })
       }
@@ -95,7 +101,7 @@ export async function runCli(
       return EXIT_USAGE
     }
     if (error instanceof ConfigError) {
-      io.err(`Configuration error: ${error.message}`)
+      io.err(`${error.label}: ${error.message}`)
       return EXIT_USAGE
     }
     throw error

@@ -67,8 +67,9 @@ export interface Config {
   tls: { certFile: string; keyFile: string } | undefined
 }
 
-/** A bad environment variable; `variable` names it. */
+/** A bad environment variable; `variable` names it. `label` heads the one line the CLI prints before exiting 2. */
 export class ConfigError extends Error {
+  readonly label: string = 'Configuration error'
   constructor(
     readonly variable: string,
     message: string,
@@ -76,6 +77,16 @@ export class ConfigError extends Error {
     super(`${variable}: ${message}`)
     this.name = 'ConfigError'
   }
+}
+
+/**
+ * The storage a variable names cannot be served (read-only, full, damaged, a
+ * newer build's, a stray log beside it): exit 2 like a bad setting, but the
+ * setting is not the mistake, so the line says "Storage error".
+ */
+export class StorageSettingError extends ConfigError {
+  override readonly label = 'Storage error'
+  override name = 'StorageSettingError'
 }
 
 /** Reads and validates the configuration; pure, so tests pass any environment. */

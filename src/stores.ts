@@ -1,8 +1,9 @@
 import type { Database } from 'bun:sqlite'
-import { type Config, ConfigError } from './config'
+import { type Config, ConfigError, StorageSettingError } from './config'
 import { DataVersionWatcher } from './db/data_version'
 import { openPostgres, redactedUrl } from './db/postgres'
-import { firstIntegrityProblem, openDatabase, SERVER_BUSY_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from './db/sqlite'
+import { DamagedDatabaseError, openDatabase, SERVER_BUSY_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from './db/sqlite'
+import { closeDatabase, ForeignWalError } from './db/wal_ownership'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
 import { SqliteKeyStore } from './keys/sqlite_store'
 import type { KeyStore } from './keys/store'
@@ -59,18 +60,13 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     }
   }
   const path = sqlitePath ?? config.databasePath
-  const db: Database = await openOrExplain('DATABASE_PATH', path, () =>
-    openDatabase(path, config.synchronous, serving ? SERVER_BUSY_TIMEOUT_MS : SQLITE_BUSY_TIMEOUT_MS),
+  const db = openSqliteOrExplain(path, () =>
+    openDatabase(path, {
+      synchronous: config.synchronous,
+      busyTimeoutMs: serving ? SERVER_BUSY_TIMEOUT_MS : SQLITE_BUSY_TIMEOUT_MS,
+      serving,
+    }),
   )
-  // A damaged file is never served: a server would answer 500s from it and accept writes into it.
-  const problem = serving ? await openOrExplain('DATABASE_PATH', path, () => firstIntegrityProblem(db)) : undefined
-  if (problem !== undefined) {
-    db.close()
-    throw new ConfigError(
-      'DATABASE_PATH',
-      `"${path}" is damaged (PRAGMA quick_check: ${problem}); restore a backup (docs/operations.md, "Storage, backup and restore")`,
-    )
-  }
   // One watcher for the file: the key map and the page cache both reload when another process writes it.
   const watcher = new DataVersionWatcher(db)
   const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
@@ -81,7 +77,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     description: path,
     limiterState: new SqliteLimiterStateStore(db),
     async close() {
-      db.close()
+      closeDatabase(db)
     },
   }
 }
@@ -91,5 +87,21 @@ async function openOrExplain<T>(variable: string, where: string, open: () => T |
     return await open()
   } catch (error) {
     throw new ConfigError(variable, `cannot open "${where}": ${(error as Error).message}`)
+  }
+}
+
+/**
+ * Opens the SQLite file, any failure one line naming DATABASE_PATH: a
+ * "Storage error", since the path is fine and the file or disk is not.
+ */
+function openSqliteOrExplain(path: string, open: () => Database): Database {
+  try {
+    return open()
+  } catch (error) {
+    if (error instanceof DamagedDatabaseError || error instanceof ForeignWalError)
+      throw new StorageSettingError('DATABASE_PATH', error.message)
+    const code = (error as { code?: unknown }).code
+    const reason = typeof code === 'string' && code.startsWith('SQLITE_') ? ` (${code})` : ''
+    throw new StorageSettingError('DATABASE_PATH', `cannot open "${path}": ${(error as Error).message}${reason}`)
   }
 }

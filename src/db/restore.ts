@@ -4,6 +4,7 @@ import { dirname } from 'node:path'
 import { refuseNewerSchema } from './migration'
 import { firstIntegrityProblem, openDatabase } from './sqlite'
 import { sqliteMigrations } from './sqlite_migrations'
+import { closeDatabase } from './wal_ownership'
 
 /** Why a restore did not happen; nothing was changed. */
 export class RestoreError extends Error {
@@ -44,7 +45,7 @@ export function restoreDatabase(file: string, target: string, now = new Date()):
   syncPath(dirname(target))
   const db = openDatabase(target)
   const problem = firstIntegrityProblem(db)
-  db.close()
+  closeDatabase(db)
   if (problem !== undefined) throw new RestoreError(`the restored ${target} fails its check: ${problem}`)
   return { replacedKeptAs }
 }

@@ -53,7 +53,7 @@ describe('openDatabase', () => {
   test('creates the folder and opens in WAL mode with the chosen durability', () => {
     const dir = mkdtempSync(join(tmpdir(), 'animal-store-db-'))
     try {
-      const db = openDatabase(join(dir, 'nested', 'store.sqlite'), 'normal')
+      const db = openDatabase(join(dir, 'nested', 'store.sqlite'), { synchronous: 'normal' })
       expect(db.query('PRAGMA journal_mode').get()).toEqual({ journal_mode: 'wal' })
       expect(db.query('PRAGMA synchronous').get()).toEqual({ synchronous: 1 })
       db.close()

@@ -1,9 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { eventually, json } from '../helpers'
-import { postPet, printedKey, type ServerProcess, startServer } from './process_helpers'
+import { postPet, printedKey, runCli, type ServerProcess, startServer } from './process_helpers'
 import { requireInCi, run, undoAfterEach } from './system_commands'
 
 /** Whether this machine lets the test mount a small tmpfs (root in a container that allows it, as in CI). */
@@ -101,5 +101,58 @@ describe('a database folder deleted while serving', () => {
     expect(refused.status).toBe(503)
     expect((await json(refused)).code).toBe('storage_unavailable')
     expect((await fetch(`${server.url}/health`)).status).toBe(503)
+  }, 30_000)
+})
+
+describe.skipIf(!MOUNTABLE)('start-up on storage it cannot write: one line naming DATABASE_PATH, exit 2', () => {
+  /** A store with two pets on a tmpfs of its own, its server stopped (cleanly, or killed to leave its log). */
+  async function storeOnTmpfs(stop: 'cleanly' | 'killed') {
+    const { dir, server, key } = await serveOnTmpfs('4m')
+    for (const name of ['Rex', 'Tom'])
+      expect((await postPet(server.url, key, { name, categoryId: 1 })).status).toBe(201)
+    if (stop === 'cleanly') expect(await server.stop()).toBe(0)
+    else {
+      server.proc.kill(9)
+      await server.proc.exited
+    }
+    const path = join(dir, 'store.sqlite')
+    const serve = () => runCli(['serve'], { DATABASE_PATH: path, PORT: '0', HOST: '127.0.0.1' })
+    return { dir, path, key, serve }
+  }
+
+  test.each([
+    ['stopped cleanly', 'cleanly'],
+    ['killed, its log left', 'killed'],
+  ] as const)(
+    'a read-only mount (the last server %s): serve refuses; a command still reads',
+    async (_, stop) => {
+      const { dir, path, serve } = await storeOnTmpfs(stop)
+      if (stop === 'killed') expect(statSync(`${path}-wal`).size).toBeGreaterThan(0)
+      run(['mount', '-o', 'remount,ro', dir])
+      const refused = await serve()
+      expect(refused.code).toBe(2)
+      expect(refused.stderr.trim().split('\n')).toEqual([
+        `Storage error: DATABASE_PATH: cannot open "${path}": attempt to write a readonly database (SQLITE_READONLY)`,
+      ])
+      const listed = await runCli(['keys', 'list'], { DATABASE_PATH: path })
+      expect(listed.code).toBe(0)
+      expect(listed.stdout).toContain('free')
+    },
+    30_000,
+  )
+
+  test('a full disk: serve refuses; space freed, it starts with every pet', async () => {
+    const { dir, path, key, serve } = await storeOnTmpfs('cleanly')
+    Bun.spawnSync(['dd', 'if=/dev/zero', `of=${join(dir, 'filler')}`, 'bs=4k'], { stderr: 'ignore' })
+    const refused = await serve()
+    expect(refused.code).toBe(2)
+    expect(refused.stderr.trim().split('\n')).toEqual([
+      `Storage error: DATABASE_PATH: cannot open "${path}": database or disk is full (SQLITE_FULL)`,
+    ])
+    rmSync(join(dir, 'filler'))
+    const server = await startServer({ DATABASE_PATH: path, LOG_LEVEL: 'warn' })
+    undo.push(() => server.stop())
+    const pets = await json(await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }))
+    expect(pets.map((p: { name: string }) => p.name)).toEqual(['Rex', 'Tom'])
   }, 30_000)
 })
