@@ -22,15 +22,6 @@ export function asStorageFault(error: unknown): unknown {
   return error
 }
 
-/** Runs `work`; a storage failure comes out as a StorageFaultError. */
-export function guardStorage<T>(work: () => T): T {
-  try {
-    return work()
-  } catch (error) {
-    throw asStorageFault(error)
-  }
-}
-
 /**
  * Tells whether the database file is still the one that was opened: an
  * operator who deletes or replaces it (or its folder) while the service runs

@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { returnedRow } from '../db/returned_row'
-import { asStorageFault, fileIdentity, guardStorage } from '../db/sqlite_faults'
+import { asStorageFault, fileIdentity } from '../db/sqlite_faults'
 import { StorageFaultError } from '../db/store_unavailable'
 import {
   answerToClaimed,
@@ -27,6 +27,11 @@ const COLUMNS = 'id, name, category_id AS categoryId, status'
 export const WRITE_LOCK_DEADLINE_MS = 5000
 /** How often a batch waiting for a write lock tries again. */
 export const WRITE_LOCK_RETRY_MS = 20
+
+/** Whether SQLite found the file damaged (SQLITE_CORRUPT, SQLITE_NOTADB): it will not heal without a restore. */
+function isDamage(error: unknown): boolean {
+  return error instanceof StorageFaultError && /^SQLITE_(CORRUPT|NOTADB)/.test(error.fault)
+}
 
 /** Whether SQLite refused for a lock another connection holds (SQLITE_BUSY, SQLITE_LOCKED and their extended codes). */
 function isLockHeld(error: unknown): boolean {
@@ -56,6 +61,8 @@ export class SqlitePetStore implements PetStore {
   #isOurFile: () => boolean
   /** The last commit failed on the storage, and none has succeeded since: `answers` says no. */
   #writesFailing = false
+  /** A statement found the file damaged: `answers` says no until a restore and a restart. */
+  #damaged = false
   /** A batch is being committed (or waits for another process's lock); the next one waits for it. */
   #committing = false
 
@@ -94,7 +101,7 @@ export class SqlitePetStore implements PetStore {
         limit,
       )
     } catch (error) {
-      throw asStorageFault(error)
+      throw this.#fault(error)
     }
   }
 
@@ -132,8 +139,9 @@ export class SqlitePetStore implements PetStore {
     try {
       // One stat per batch: a file deleted or replaced under the service takes no more writes.
       if (!this.#isOurFile()) throw new StorageFaultError('SQLITE_CANTOPEN (the database file was deleted or replaced)')
-      outcomes = guardStorage(() => this.#commit(batch))
-    } catch (error) {
+      outcomes = this.#commit(batch)
+    } catch (caught) {
+      const error = this.#fault(caught)
       if (isLockHeld(error) && Date.now() < deadline) {
         setTimeout(() => this.#commitBatch(batch, deadline), WRITE_LOCK_RETRY_MS)
         return
@@ -169,7 +177,7 @@ export class SqlitePetStore implements PetStore {
     try {
       return this.#byId.get(id) ?? undefined
     } catch (error) {
-      throw asStorageFault(error)
+      throw this.#fault(error)
     }
   }
 
@@ -177,9 +185,16 @@ export class SqlitePetStore implements PetStore {
     return returnedRow(this.#insert.get(pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS))
   }
 
-  /** Whether the file is still ours, reads work, and the last commit did not fail on the storage. */
+  /** `error` as a StorageFaultError when the storage failed, remembering damage for `answers`. */
+  #fault(error: unknown): unknown {
+    const fault = asStorageFault(error)
+    if (isDamage(fault)) this.#damaged = true
+    return fault
+  }
+
+  /** Whether the file is still ours and undamaged, reads work, and the last commit did not fail on the storage. */
   answers(): boolean {
-    if (this.#writesFailing || !this.#isOurFile()) return false
+    if (this.#writesFailing || this.#damaged || !this.#isOurFile()) return false
     try {
       this.#ping.get()
       return true

@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
-import { mkdirSync, mkdtempSync, rmSync, statSync } from 'node:fs'
+import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { openDatabase } from '../../src/db/sqlite'
+import { closeDatabase } from '../../src/db/wal_ownership'
 import { eventually, json } from '../helpers'
 import { postPet, printedKey, runCli, type ServerProcess, startServer } from './process_helpers'
 import { requireInCi, run, undoAfterEach } from './system_commands'
@@ -154,5 +156,45 @@ describe.skipIf(!MOUNTABLE)('start-up on storage it cannot write: one line namin
     undo.push(() => server.stop())
     const pets = await json(await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }))
     expect(pets.map((p: { name: string }) => p.name)).toEqual(['Rex', 'Tom'])
+  }, 30_000)
+})
+
+describe('damage found while serving', () => {
+  test('a page damaged under a running server: its reads get 503 storage_unavailable, never 500, and /health says 503', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-damage-'))
+    undo.push(() => rmSync(dir, { recursive: true, force: true }))
+    const path = join(dir, 'store.sqlite')
+    const db = openDatabase(path)
+    const insert = db.prepare('INSERT INTO pets (name, category_id, status) VALUES (?1, 1, ?2)')
+    db.transaction(() => {
+      for (let i = 0; i < 3000; i++) insert.run(`pet ${i} ${'x'.repeat(40)}`, 'available')
+    })()
+    insert.finalize()
+    closeDatabase(db)
+    const server = await startServer({ DATABASE_PATH: path, LOG_LEVEL: 'warn' })
+    undo.push(() => (server.proc.exitCode === null ? server.stop() : undefined))
+    const key = printedKey(server.stderr())
+    // The damage, then a write from another process, so the server reads the file again instead of its page cache.
+    const size = statSync(path).size
+    const file = openSync(path, 'r+')
+    writeSync(file, Buffer.alloc(4096, 0x5a), 0, 4096, Math.floor(size / 2 / 4096) * 4096)
+    closeSync(file)
+    expect((await runCli(['keys', 'create', '--plan', 'free'], { DATABASE_PATH: path })).code).toBe(0)
+
+    const statuses = new Set<number>()
+    let refused: Response | undefined
+    for (let after = 0; after < 3000 && refused === undefined; after += 100) {
+      const response = await fetch(`${server.url}/v1/pets?limit=100&after=${after}`, {
+        headers: { authorization: `Bearer ${key}` },
+      })
+      statuses.add(response.status)
+      if (response.status !== 200) refused = response
+      else await response.arrayBuffer()
+    }
+    expect([...statuses].filter((status) => status !== 200 && status !== 503)).toEqual([])
+    expect(refused?.status).toBe(503)
+    expect(await json(refused!)).toMatchObject({ code: 'storage_unavailable', status: 503 })
+    expect(refused!.headers.get('retry-after')).toBe('5')
+    expect((await fetch(`${server.url}/health`)).status).toBe(503)
   }, 30_000)
 })
