@@ -1,6 +1,7 @@
 import { SQL } from 'bun'
 import { openPostgres } from '../../src/db/postgres'
 import { openDatabase } from '../../src/db/sqlite'
+import { closeDatabase } from '../../src/db/wal_ownership'
 import { issueKey } from '../../src/keys/issue'
 import { PLAN_LIMITS } from '../../src/keys/plans'
 import { PostgresKeyStore } from '../../src/keys/postgres_store'
@@ -25,7 +26,9 @@ export async function seedDatabase(path: string, pets: number): Promise<BenchKey
     for (let i = 1; i <= pets; i++) insert.run(`pet ${i}`, 1 + (i % 97), STATUSES[i % 3]!)
   })()
   const keys = await issueBenchKeys(new SqliteKeyStore(db))
-  db.close()
+  insert.finalize()
+  // Closed cleanly: the file holds everything, so a peer can be given a copy of it.
+  closeDatabase(db)
   return keys
 }
 
