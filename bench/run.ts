@@ -8,20 +8,21 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { BUN_HEAD_SIZE_FLAG } from '../src/http/limits'
-import { type LoadResult, recordAnswer, runLoad } from './lib/load'
-import { canPin, pinSelf, rssOf, type Started, spawnPinned } from './lib/processes'
+import { comparePeers } from './lib/compare_peers'
+import { exhaustFreeKey, type LoadResult, recordAnswer, runLoad } from './lib/load'
+import { canPin, pinSelf, rssOf } from './lib/processes'
 import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
 import { type BenchKeys, seedDatabase, seedPostgres } from './lib/seed'
+import { BenchServers, type Running } from './lib/servers'
 import { startSharedServices, stopSharedServices } from './lib/shared_services'
-import { hasWrk, runWrk } from './lib/wrk'
+import { hasWrk, runWrk, wrkScript } from './lib/wrk'
 
 const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
 
   --pets N            pets seeded for the scenarios (default 100000)
-  --duration S        seconds per timed run (default 10)
-  --rounds N          baseline/service rounds per scenario; medians are reported (default 3)
+  --duration S        seconds per timed run (default 10; 5 with --peers)
+  --rounds N          baseline/service rounds per scenario; medians are reported (default 3; 5 with --peers)
   --connections N     autocannon connections (default 50)
   --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
   --scale             also: the list scenarios at 1,000, 100,000 and 1,000,000 pets,
@@ -31,6 +32,10 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
   --instances N       service processes sharing the load (default 1; more need
                       --store postgres --limiter redis); connections are split evenly
   --skip-wrk          do not also measure with wrk (it is used when installed)
+  --peers             measure the scenarios the peers implement (bench/peers: Elysia, Hono, Fastify
+                      on Node) beside raw Bun and the service, interleaved, with wrk and autocannon,
+                      and the servers' CPU time per request; needs wrk (apt-get install wrk); the
+                      peers' packages are installed on first use (npm ci --prefix bench/peers)
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text
@@ -43,8 +48,8 @@ service, so every server-side process shares the one CPU the baseline gets.`
 const { values } = parseArgs({
   options: {
     pets: { type: 'string', default: '100000' },
-    duration: { type: 'string', default: '10' },
-    rounds: { type: 'string', default: '3' },
+    duration: { type: 'string' },
+    rounds: { type: 'string' },
     connections: { type: 'string', default: '50' },
     only: { type: 'string' },
     scale: { type: 'boolean', default: false },
@@ -52,6 +57,7 @@ const { values } = parseArgs({
     limiter: { type: 'string', default: 'memory' },
     instances: { type: 'string', default: '1' },
     'skip-wrk': { type: 'boolean', default: false },
+    peers: { type: 'boolean', default: false },
     json: { type: 'string' },
     svg: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -73,6 +79,10 @@ if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis'))
   usage('--instances above 1 needs --store postgres --limiter redis')
 if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory'))
   usage('--scale measures the default SQLite + memory service only')
+if (values.peers && (store !== 'sqlite' || limiterKind !== 'memory' || instances !== 1 || values.scale))
+  usage('--peers measures the default SQLite + memory service, one instance, without --scale')
+if (values.peers && (!hasWrk || values['skip-wrk']))
+  usage('--peers measures with wrk: install it (Debian: apt-get install wrk) and leave out --skip-wrk')
 const mode = `${store} + ${limiterKind}, ${instances} instance${instances === 1 ? '' : 's'}`
 
 function usage(message: string): never {
@@ -81,14 +91,15 @@ function usage(message: string): never {
 }
 
 const pets = Number(values.pets)
-const duration = Number(values.duration)
-const rounds = Number(values.rounds)
+const duration = Number(values.duration ?? (values.peers ? 5 : 10))
+const rounds = Number(values.rounds ?? (values.peers ? 5 : 3))
 const connections = Number(values.connections)
 const only = values.only?.split(',').map((name) => name.trim())
 const useWrk = hasWrk && !values['skip-wrk']
 const ROOT = join(import.meta.dir, '..')
 const work = mkdtempSync(join(tmpdir(), 'animal-store-bench-'))
-const running = new Set<Started>()
+
+const servers = new BenchServers(ROOT, work)
 
 pinSelf()
 const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${Bun.version}`
@@ -96,35 +107,32 @@ console.error(
   `bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`,
 )
 
+if (values.peers) {
+  try {
+    process.exitCode = await comparePeers({
+      root: ROOT,
+      work,
+      servers,
+      pets,
+      rounds,
+      duration,
+      connections,
+      only,
+      machine,
+      pinned: canPin,
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+      json: values.json,
+      svg: values.svg,
+    })
+  } finally {
+    await servers.stopAll()
+    rmSync(work, { recursive: true, force: true })
+  }
+  process.exit()
+}
+
 /** Where the services keep pets and count requests: their environment beyond the defaults. */
 type ServiceEnv = Record<string, string>
-
-async function startService(storeEnv: ServiceEnv): Promise<Started & { url: string }> {
-  const started = await spawnPinned(
-    [process.execPath, BUN_HEAD_SIZE_FLAG, join(ROOT, 'src/main.ts'), 'serve'],
-    { PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'warn', TRUST_PROXY: 'on', ...storeEnv },
-    /listening on (http:\/\/\S+)/,
-  )
-  running.add(started)
-  return { ...started, url: started.match[1]!.replace('localhost', '127.0.0.1') }
-}
-
-async function startBaseline(recorded: unknown): Promise<Started & { url: string }> {
-  const file = join(work, 'baseline-response.json')
-  writeFileSync(file, JSON.stringify(recorded))
-  const started = await spawnPinned(
-    [process.execPath, join(ROOT, 'bench/baseline_server.ts'), file],
-    {},
-    /baseline listening on (\d+)/,
-  )
-  running.add(started)
-  return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
-}
-
-async function stop(started: Started): Promise<void> {
-  await started.stop()
-  running.delete(started)
-}
 
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
@@ -160,7 +168,7 @@ async function measure(
   withBaseline: boolean,
 ): Promise<ScenarioResult> {
   const [service] = services as [{ url: string; pid: number }]
-  const baseline = withBaseline ? await startBaseline(await recordAnswer(service.url, scenario, context)) : undefined
+  const baseline = withBaseline ? await servers.baseline(await recordAnswer(service.url, scenario, context)) : undefined
   const serviceRuns: LoadResult[] = []
   const baselineRuns: LoadResult[] = []
   const wrkRatios: number[] = []
@@ -178,14 +186,14 @@ async function measure(
         ),
       )
     }
+    const script = wrkScript(scenario, context)
     for (let round = 0; baseline && useWrk && services.length === 1 && round < rounds; round++) {
-      const raw = await runWrk(scenario, context, baseline.url, { connections, duration, work })
-      const ours = await runWrk(scenario, context, service.url, { connections, duration, work })
-      if (raw === undefined || ours === undefined) break
-      wrkRatios.push(ours / raw)
+      const raw = await runWrk(script, baseline.url, { connections, duration, work })
+      const ours = await runWrk(script, service.url, { connections, duration, work })
+      wrkRatios.push(ours.rps / raw.rps)
     }
   } finally {
-    if (baseline) await stop(baseline)
+    if (baseline) await servers.stop(baseline)
   }
   const sum = (pick: (r: LoadResult) => number) => serviceRuns.reduce((total, r) => total + pick(r), 0)
   return {
@@ -205,12 +213,6 @@ async function measure(
     rssBefore,
     rssAfter: await rssOf(service.pid),
   }
-}
-
-async function exhaustFreeKey(url: string, key: string): Promise<void> {
-  // Over the limit and then banned: every later request takes the 429 path.
-  for (let i = 0; i < 130; i++)
-    await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
 }
 
 let sharedServices: string | undefined
@@ -240,10 +242,11 @@ const notes: string[] = []
 try {
   console.error(`bench: ${mode}; seeding ${pets.toLocaleString('en')} pets`)
   const { keys, env } = await prepareStores()
-  const services: (Started & { url: string })[] = []
-  for (let i = 0; i < instances; i++) services.push(await startService(env))
+  const services: Running[] = []
+  for (let i = 0; i < instances; i++) services.push(await servers.service(env))
+  // The uncompressed form's ETag, which the 304 scenario (no Accept-Encoding) must send: each form has its own.
   const hotList = await fetch(`${services[0]!.url}/v1/pets?limit=20`, {
-    headers: { authorization: `Bearer ${keys.unlimited}` },
+    headers: { authorization: `Bearer ${keys.unlimited}`, 'accept-encoding': 'identity' },
   })
   await hotList.arrayBuffer()
   const context: ScenarioContext = { keys, pets, hotListEtag: hotList.headers.get('etag') ?? '' }
@@ -255,7 +258,7 @@ try {
     results.push(result)
     console.error(table([result]).split('\n').at(-1))
   }
-  for (const service of services) await stop(service)
+  for (const service of services) await servers.stop(service)
 
   if (values.scale) {
     const listScenarios = SCENARIOS.filter((s) =>
@@ -265,7 +268,7 @@ try {
       const path = join(work, `scale-${size}.sqlite`)
       console.error(`bench: scale, seeding ${size.toLocaleString('en')} pets`)
       const scaleKeys = await seedDatabase(path, size)
-      const scaled = await startService({ DATABASE_PATH: path })
+      const scaled = await servers.service({ DATABASE_PATH: path })
       for (const scenario of listScenarios) {
         const result = await measure(scenario, [scaled], { keys: scaleKeys, pets: size }, false)
         results.push({ ...result, scenario: `${scenario.name} @ ${size.toLocaleString('en')}` })
@@ -275,14 +278,14 @@ try {
             .at(-1),
         )
       }
-      await stop(scaled)
+      await servers.stop(scaled)
       rmSync(path, { force: true })
     }
     const addresses = 1_000_000
     console.error(`bench: RSS after ${addresses.toLocaleString('en')} distinct client addresses`)
     const path = join(work, 'addresses.sqlite')
     const addressKeys = await seedDatabase(path, 1_000)
-    const fresh = await startService({ DATABASE_PATH: path })
+    const fresh = await servers.service({ DATABASE_PATH: path })
     const rssBefore = await rssOf(fresh.pid)
     let next = 0
     const distinct: Scenario = {
@@ -326,10 +329,10 @@ try {
       rssAfter: await rssOf(fresh.pid),
     })
     notes.push(`distinct addresses: ${next.toLocaleString('en')} requests sent; 10.x.y.z wraps after 16.7 million`)
-    await stop(fresh)
+    await servers.stop(fresh)
   }
 } finally {
-  for (const started of running) await started.stop()
+  await servers.stopAll()
   if (sharedServices) {
     stopSharedServices(sharedServices)
     rmSync(sharedServices, { recursive: true, force: true })

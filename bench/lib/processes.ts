@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs'
 import type { Subprocess } from 'bun'
 
 /** Whether `taskset` exists, so server and load generator can sit on different CPUs. */
@@ -69,4 +70,15 @@ export async function rssOf(pid: number): Promise<number | undefined> {
   } catch {
     return undefined
   }
+}
+
+/** The kernel's clock ticks per second, the unit of the CPU times in /proc/<pid>/stat. */
+export const CLOCK_TICKS_PER_SECOND = Number(Bun.spawnSync(['getconf', 'CLK_TCK']).stdout.toString().trim()) || 100
+
+/** CPU time a process has used so far, user + system, all its threads, in seconds (from /proc/<pid>/stat). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8')
+  // The fields after the command name, which is in parentheses and may hold spaces: utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ')
+  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS_PER_SECOND
 }

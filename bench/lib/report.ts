@@ -36,6 +36,8 @@ export interface BenchReport {
   notes: string[]
 }
 
+export const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
+
 const mb = (bytes: number | undefined) => (bytes === undefined ? '-' : (bytes / 1048576).toFixed(0))
 
 /** The results as an aligned text table (also valid Markdown). */
@@ -68,6 +70,11 @@ export function table(results: ScenarioResult[]): string {
       `${mb(r.rssBefore)} / ${mb(r.rssAfter)}`,
     ]),
   ]
+  return markdownTable(rows)
+}
+
+/** Rows (the first is the header) as an aligned text table, also valid Markdown. */
+export function markdownTable(rows: string[][]): string {
   const widths = rows[0]!.map((_, c) => Math.max(...rows.map((row) => row[c]!.length)))
   const line = (row: string[]) => `| ${row.map((cell, c) => cell.padEnd(widths[c]!)).join(' | ')} |`
   return [line(rows[0]!), `|${widths.map((w) => '-'.repeat(w + 2)).join('|')}|`, ...rows.slice(1).map(line)].join('\n')
@@ -81,7 +88,6 @@ export function svgChart(report: BenchReport): string {
   const width = 560
   const rowHeight = 44
   const height = 60 + measured.length * rowHeight
-  const escapeXml = (text: string) => text.replace(/&/g, '&amp;').replace(/</g, '&lt;')
   const bars = measured
     .map((r, i) => {
       const y = 40 + i * rowHeight

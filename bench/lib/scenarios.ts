@@ -16,6 +16,12 @@ export interface ScenarioContext {
   pets: number
   /** The ETag of the hot list's page, as the service gave it before the runs (the 304 scenario needs it). */
   hotListEtag?: string
+  /**
+   * The answers come from a peer (bench/peers), which promises only the
+   * three X-RateLimit-* headers (Limit, Remaining, Reset), not the service's
+   * five and the IETF fields.
+   */
+  peer?: boolean
 }
 
 /** One measured workload: its requests, and how to tell a right answer from a fast wrong one. */
@@ -26,6 +32,13 @@ export interface Scenario {
   requests(context: ScenarioContext): Omit<LoadRequest, 'onResponse'>[]
   /** Why this answer is wrong, or undefined. `full` asks for the body to be checked too (done on a sample). */
   check(answer: Answer, full: boolean, context: ScenarioContext): string | undefined
+  /** Whether the peers (bench/peers) implement it, so `--peers` measures it against them. */
+  peers?: boolean
+  /**
+   * For wrk, when the requests vary: Lua that defines `request()` (wrk's
+   * per-request hook), after the fixed headers are set in `wrk.headers`.
+   */
+  wrkRequest?(context: ScenarioContext): string
 }
 
 /** One answer as the load generator saw it. */
@@ -40,10 +53,10 @@ export interface Answer {
 const auth = (key: string) => ({ authorization: `Bearer ${key}` })
 const json = { 'content-type': 'application/json' }
 
-function rateLimitHeaders({ headers }: Answer): string | undefined {
-  for (const name of ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset', 'x-ratelimit-used']) {
-    if (!/^\d+$/.test(headers[name] ?? '')) return `missing ${name}`
-  }
+function rateLimitHeaders({ headers }: Answer, { peer }: ScenarioContext): string | undefined {
+  for (const name of PEER_RATE_LIMIT_HEADERS) if (!/^\d+$/.test(headers[name] ?? '')) return `missing ${name}`
+  if (peer) return undefined
+  if (!/^\d+$/.test(headers['x-ratelimit-used'] ?? '')) return 'missing x-ratelimit-used'
   const resource = headers['x-ratelimit-resource']
   if (resource !== 'minute' && resource !== 'day') return `x-ratelimit-resource is ${resource}`
   if (!/^"(minute|day)";r=\d+;t=\d+$/.test(headers.ratelimit ?? '')) return `ratelimit is ${headers.ratelimit}`
@@ -51,6 +64,9 @@ function rateLimitHeaders({ headers }: Answer): string | undefined {
     return `ratelimit-policy is ${headers['ratelimit-policy']}`
   return undefined
 }
+
+/** What every answer of a peer carries, as the service's do. */
+const PEER_RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
 
 interface PetLike {
   id: number
@@ -63,9 +79,9 @@ function pageCheck(expected: {
   status?: string
   firstId?: (answer: Answer) => number
 }) {
-  return (answer: Answer, full: boolean): string | undefined => {
+  return (answer: Answer, full: boolean, context: ScenarioContext): string | undefined => {
     if (answer.status !== 200) return `status ${answer.status}`
-    const headers = rateLimitHeaders(answer)
+    const headers = rateLimitHeaders(answer, context)
     if (headers || !full) return headers
     const page = JSON.parse(answer.body) as PetLike[]
     if (page.length !== expected.size(answer)) return `page of ${page.length}, expected ${expected.size(answer)}`
@@ -87,6 +103,7 @@ export const SCENARIOS: Scenario[] = [
     what: 'GET /v1/pets?limit=20, the same page again and again',
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) }],
     check: pageCheck({ size: () => 20, firstId: () => 1 }),
+    peers: true,
   },
   {
     name: 'hot list 304',
@@ -98,11 +115,11 @@ export const SCENARIOS: Scenario[] = [
         headers: { ...auth(keys.unlimited), 'if-none-match': hotListEtag ?? '*' },
       },
     ],
-    check: (answer, _full, { hotListEtag }) => {
+    check: (answer, _full, context) => {
       if (answer.status !== 304) return `status ${answer.status}`
-      if (hotListEtag && answer.headers.etag !== hotListEtag) return `etag ${answer.headers.etag}`
+      if (context.hotListEtag && answer.headers.etag !== context.hotListEtag) return `etag ${answer.headers.etag}`
       if (answer.body !== '') return 'a body on a 304'
-      return rateLimitHeaders(answer)
+      return rateLimitHeaders(answer, context)
     },
   },
   {
@@ -111,11 +128,11 @@ export const SCENARIOS: Scenario[] = [
     requests: ({ keys }) => [
       { method: 'GET', path: '/v1/pets?limit=20', headers: { ...auth(keys.unlimited), 'accept-encoding': 'gzip' } },
     ],
-    check: (answer) => {
+    check: (answer, _full, context) => {
       if (answer.status !== 200) return `status ${answer.status}`
       if (answer.headers['content-encoding'] !== 'gzip') return `content-encoding ${answer.headers['content-encoding']}`
       if (answer.headers.vary !== 'Accept-Encoding') return `vary ${answer.headers.vary}`
-      return rateLimitHeaders(answer)
+      return rateLimitHeaders(answer, context)
     },
   },
   {
@@ -133,6 +150,10 @@ export const SCENARIOS: Scenario[] = [
       },
     ],
     check: pageCheck({ size: () => 20, firstId: (answer) => Number(answer.noted.after) + 1 }),
+    peers: true,
+    wrkRequest: ({ pets }) => `request = function()
+  return wrk.format(nil, "/v1/pets?limit=20&after=" .. math.random(0, ${pets - 21}))
+end`,
   },
   {
     name: 'filtered list',
@@ -141,6 +162,7 @@ export const SCENARIOS: Scenario[] = [
       { method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(keys.unlimited) },
     ],
     check: pageCheck({ size: () => 100, status: 'available' }),
+    peers: true,
   },
   {
     name: 'first page',
@@ -154,7 +176,9 @@ export const SCENARIOS: Scenario[] = [
     requests: ({ keys, pets }) => [
       { method: 'GET', path: `/v1/pets?limit=20&after=${pets - 25}`, headers: auth(keys.unlimited) },
     ],
-    check: (answer, full, { pets }) => pageCheck({ size: () => 20, firstId: () => pets - 24 })(answer, full),
+    check: (answer, full, context) =>
+      pageCheck({ size: () => 20, firstId: () => context.pets - 24 })(answer, full, context),
+    peers: true,
   },
   {
     name: 'create',
@@ -167,24 +191,28 @@ export const SCENARIOS: Scenario[] = [
         body: '{"name":"Bench","categoryId":3}',
       },
     ],
-    check: (answer, full) => {
+    check: (answer, full, context) => {
       if (answer.status !== 201) return `status ${answer.status}`
       if (!answer.headers.location) return 'no Location'
-      if (!full) return rateLimitHeaders(answer)
+      if (!full) return rateLimitHeaders(answer, context)
       const pet = JSON.parse(answer.body) as { id: number; name: string }
-      return pet.name === 'Bench' && pet.id > 0 ? rateLimitHeaders(answer) : 'wrong pet'
+      return pet.name === 'Bench' && pet.id > 0 ? rateLimitHeaders(answer, context) : 'wrong pet'
     },
+    peers: true,
   },
   {
     name: '429 path',
     what: 'GET /v1/pets with a Free key far over its limit',
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.free) }],
-    check: (answer) =>
+    // The service bans a key that keeps going over its limit, so every answer is a 429; a peer's key for this
+    // scenario has a limit of 0 (a fixed window would let 60 a minute through), so every answer is a 429 too.
+    check: (answer, _full, context) =>
       answer.status !== 429
         ? `status ${answer.status}`
-        : !answer.headers['retry-after']
+        : !context.peer && !answer.headers['retry-after']
           ? 'no Retry-After'
-          : rateLimitHeaders(answer),
+          : rateLimitHeaders(answer, context),
+    peers: true,
   },
   {
     name: '401 path',
@@ -205,12 +233,16 @@ export const SCENARIOS: Scenario[] = [
         },
       },
     ],
-    check: (answer) =>
+    check: (answer, _full, context) =>
       answer.status !== 401
         ? `status ${answer.status}`
         : !answer.headers['www-authenticate']
           ? 'no WWW-Authenticate'
-          : rateLimitHeaders(answer),
+          : rateLimitHeaders(answer, context),
+    wrkRequest: () => `request = function()
+  wrk.headers["x-forwarded-for"] = math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255) .. "." .. math.random(0, 255)
+  return wrk.format()
+end`,
   },
   {
     name: 'mixed 90/10',
@@ -224,7 +256,7 @@ export const SCENARIOS: Scenario[] = [
         body: '{"name":"Bench","categoryId":3}',
       },
     ],
-    check: (answer) =>
-      answer.status !== 200 && answer.status !== 201 ? `status ${answer.status}` : rateLimitHeaders(answer),
+    check: (answer, _full, context) =>
+      answer.status !== 200 && answer.status !== 201 ? `status ${answer.status}` : rateLimitHeaders(answer, context),
   },
 ]

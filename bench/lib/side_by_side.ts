@@ -1,0 +1,200 @@
+import { runLoad } from './load'
+import { cpuSeconds } from './processes'
+import { escapeXml, markdownTable } from './report'
+import type { Scenario, ScenarioContext } from './scenarios'
+import { runWrk, wrkScript } from './wrk'
+
+/** A server in the comparison: the raw baseline, the service or a peer. */
+export interface Contender {
+  name: string
+  url: string
+  pid: number
+  /** The raw Bun.serve replaying the service's bytes: the yardstick, its answers not judged. */
+  raw?: boolean
+  /** A peer (bench/peers): checked for what peers promise. */
+  peer?: boolean
+}
+
+/** One server's figures in one scenario: medians over the rounds, ratios to the raw baseline of the same round. */
+export interface ContenderResult {
+  server: string
+  wrkRps: number
+  /** Median of the per-round wrk ratios to raw, and their spread. */
+  wrkRatio: number
+  wrkRatioMin: number
+  wrkRatioMax: number
+  autocannonRps: number
+  autocannonRatio: number
+  /** The server's CPU time (user + system, all threads) per request served, in µs, over its wrk runs. */
+  cpuMicrosPerRequest: number
+  /** Connection errors (wrk and autocannon) and wrong answers (autocannon checks every one). */
+  errors: number
+  wrong: number
+  firstWrong?: string
+}
+
+export interface SideBySideResult {
+  scenario: string
+  what: string
+  contenders: ContenderResult[]
+}
+
+const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+
+/**
+ * Measures `scenario` on every contender, interleaved round by round (the
+ * order turns each round, so no server always runs first): wrk with the
+ * server's CPU time read from /proc around it, then autocannon, which checks
+ * every answer. The first contender must be the raw baseline.
+ */
+export async function measureSideBySide(
+  scenario: Scenario,
+  contenders: Contender[],
+  context: ScenarioContext,
+  options: { rounds: number; duration: number; connections: number; work: string },
+): Promise<SideBySideResult> {
+  const script = wrkScript(scenario, context)
+  type Round = { wrk: number; autocannon: number; cpu: number; requests: number; errors: number; wrong: number }
+  const rounds = new Map<string, Round[]>(contenders.map((c) => [c.name, []]))
+  const firstWrong = new Map<string, string>()
+  // Unmeasured first: the JIT of each server warms up on this scenario's path, as it would in a long run.
+  for (const contender of contenders)
+    await runWrk(script, contender.url, { ...options, duration: Math.min(2, options.duration) })
+  for (let round = 0; round < options.rounds; round++) {
+    const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
+    for (const contender of order) {
+      const cpuBefore = cpuSeconds(contender.pid)
+      const wrk = await runWrk(script, contender.url, options)
+      const cpu = cpuSeconds(contender.pid) - cpuBefore
+      const checked = await runLoad(
+        scenario,
+        { ...context, peer: contender.peer },
+        { url: contender.url, connections: options.connections, duration: options.duration, judge: !contender.raw },
+      )
+      if (checked.firstWrong && !firstWrong.has(contender.name)) firstWrong.set(contender.name, checked.firstWrong)
+      rounds.get(contender.name)!.push({
+        wrk: wrk.rps,
+        autocannon: checked.rps,
+        cpu,
+        requests: wrk.requests,
+        errors: wrk.errors + checked.errors,
+        wrong: checked.wrong,
+      })
+    }
+  }
+  const raw = rounds.get(contenders[0]!.name)!
+  return {
+    scenario: scenario.name,
+    what: scenario.what,
+    contenders: contenders.map(({ name }) => {
+      const runs = rounds.get(name)!
+      const wrkRatios = runs.map((run, i) => run.wrk / raw[i]!.wrk)
+      const cpuTotal = runs.reduce((sum, run) => sum + run.cpu, 0)
+      const requestTotal = runs.reduce((sum, run) => sum + run.requests, 0)
+      return {
+        server: name,
+        wrkRps: median(runs.map((run) => run.wrk)),
+        wrkRatio: median(wrkRatios),
+        wrkRatioMin: Math.min(...wrkRatios),
+        wrkRatioMax: Math.max(...wrkRatios),
+        autocannonRps: median(runs.map((run) => run.autocannon)),
+        autocannonRatio: median(runs.map((run, i) => run.autocannon / raw[i]!.autocannon)),
+        cpuMicrosPerRequest: (cpuTotal / requestTotal) * 1e6,
+        errors: runs.reduce((sum, run) => sum + run.errors, 0),
+        wrong: runs.reduce((sum, run) => sum + run.wrong, 0),
+        firstWrong: firstWrong.get(name),
+      }
+    }),
+  }
+}
+
+/** The side-by-side results as one Markdown table: per scenario, every server, and the service against the best peer. */
+export function sideBySideTable(results: SideBySideResult[], service: string): string {
+  const rows: string[][] = [
+    [
+      'scenario',
+      'server',
+      'wrk req/s',
+      'ratio to raw (wrk), median [min–max]',
+      'autocannon req/s',
+      'ratio (autocannon)',
+      'server CPU µs/request',
+      'vs best peer (wrk)',
+      'wrong',
+    ],
+  ]
+  for (const result of results) {
+    const peers = result.contenders.filter((c) => c.server !== service && !c.server.startsWith('raw'))
+    const bestPeer = Math.max(...peers.map((c) => c.wrkRps))
+    for (const c of result.contenders)
+      rows.push([
+        result.scenario,
+        c.server,
+        Math.round(c.wrkRps).toLocaleString('en'),
+        `${c.wrkRatio.toFixed(2)} [${c.wrkRatioMin.toFixed(2)}–${c.wrkRatioMax.toFixed(2)}]`,
+        Math.round(c.autocannonRps).toLocaleString('en'),
+        c.autocannonRatio.toFixed(2),
+        c.cpuMicrosPerRequest.toFixed(1),
+        c.server === service && peers.length > 0 ? `${(c.wrkRps / bestPeer).toFixed(2)}×` : '',
+        String(c.wrong),
+      ])
+  }
+  return markdownTable(rows)
+}
+
+/** A whole side-by-side run, with what it ran on: what `--peers --json` writes. */
+export interface SideBySideReport {
+  date: string
+  command: string
+  machine: string
+  pinned: boolean
+  generators: string
+  connections: number
+  duration: number
+  rounds: number
+  pets: number
+  service: string
+  results: SideBySideResult[]
+}
+
+const COLOURS = ['#c8ccd4', '#3b7dd8', '#e39b3a', '#5aa469', '#a05cc4', '#777']
+
+/** Grouped bars: per scenario, each server's wrk ratio to raw Bun (median, with its min–max as a whisker), as SVG. */
+export function sideBySideChart(report: SideBySideReport): string {
+  const servers = report.results[0]?.contenders.map((c) => c.server) ?? []
+  const max = Math.max(1, ...report.results.flatMap((r) => r.contenders.map((c) => c.wrkRatioMax)))
+  const left = 120
+  const width = 520
+  const bar = 12
+  const groupHeight = servers.length * (bar + 2) + 14
+  const top = 50 + servers.length * 16
+  const x = (ratio: number) => left + (ratio / max) * width
+  const legend = servers
+    .map(
+      (server, i) =>
+        `<rect x="${left}" y="${40 + i * 16}" width="10" height="10" fill="${COLOURS[i % COLOURS.length]}"/><text x="${left + 16}" y="${49 + i * 16}">${escapeXml(server)}</text>`,
+    )
+    .join('')
+  const groups = report.results
+    .map((result, g) => {
+      const y0 = top + g * groupHeight
+      const bars = result.contenders.map((c, i) => {
+        const y = y0 + i * (bar + 2)
+        return [
+          `<rect x="${left}" y="${y}" width="${(x(c.wrkRatio) - left).toFixed(1)}" height="${bar}" fill="${COLOURS[i % COLOURS.length]}"/>`,
+          `<line x1="${x(c.wrkRatioMin).toFixed(1)}" x2="${x(c.wrkRatioMax).toFixed(1)}" y1="${y + bar / 2}" y2="${y + bar / 2}" stroke="#222"/>`,
+          `<text x="${(x(c.wrkRatioMax) + 4).toFixed(1)}" y="${y + bar - 2}" font-size="10">${c.wrkRatio.toFixed(2)}</text>`,
+        ].join('')
+      })
+      return `<text x="${left - 8}" y="${y0 + 12}" text-anchor="end">${escapeXml(result.scenario)}</text>${bars.join('')}`
+    })
+    .join('\n')
+  const height = top + report.results.length * groupHeight + 10
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 80}" height="${height}" font-family="sans-serif" font-size="12">
+<text x="${left}" y="18" font-weight="bold">Ratio to a raw Bun.serve of the same bytes, wrk (median of ${report.rounds} rounds; whisker: min–max)</text>
+<text x="${left}" y="32" fill="#555">${escapeXml(`${report.generators}, ${report.connections} connections, ${report.duration} s runs, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`)}</text>
+${legend}
+${groups}
+</svg>
+`
+}
