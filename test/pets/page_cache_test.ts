@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
-import { CachedPetStore } from '../../src/pets/page_cache'
+import { CachedPetStore, LATER_PAGES_KEPT } from '../../src/pets/page_cache'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import type { PetListQuery, PetStore } from '../../src/pets/store'
 import { tempDir } from '../helpers'
@@ -56,13 +56,56 @@ describe('CachedPetStore', () => {
     }
   })
 
-  test('keeps only first pages: later ones come from SQLite every time', async () => {
+  test('keeps later pages too: one with a next page survives creates, the last one is read again after a create', async () => {
     const db = openDatabase(':memory:')
     const { wrapped, counter } = counted(new SqlitePetStore(db))
     const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
-    for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 5 })
+    for (let i = 1; i <= 5; i++) await cache.create({ name: `Pet ${i}`, categoryId: 1 })
+    // A full page with a next one (ids 3 and 4), a last page (id 5), and a full first page (1 and 2).
+    const middle = await cache.list({ limit: 2, after: 2 })
+    const last = await cache.list({ limit: 2, after: 4 })
+    const first = await cache.list({ limit: 2 })
+    expect([middle.more, last.more, first.more]).toEqual([true, false, true])
+    for (let i = 0; i < 3; i++) {
+      expect(await cache.list({ limit: 2, after: 2 })).toBe(middle)
+      expect(await cache.list({ limit: 2, after: 4 })).toBe(last)
+      expect(await cache.list({ limit: 2 })).toBe(first)
+    }
     expect(counter.lists).toBe(3)
-    for (let i = 0; i < 3; i++) await cache.list({ limit: 1, after: 0 })
+    await cache.create({ name: 'Pet 6', categoryId: 1 })
+    expect(await cache.list({ limit: 2, after: 2 })).toBe(middle)
+    expect(await cache.list({ limit: 2 })).toBe(first)
+    const lastNow = await cache.list({ limit: 2, after: 4 })
+    expect(lastNow.pets.map((pet) => pet.name)).toEqual(['Pet 5', 'Pet 6'])
+    expect(lastNow.more).toBe(false)
     expect(counter.lists).toBe(4)
+    expect(cache.lookups()).toEqual({ hits: 11, misses: 4 })
+  })
+
+  test('a status page without a next one is read again after a create: the new pet may follow it', async () => {
+    const db = openDatabase(':memory:')
+    const { wrapped, counter } = counted(new SqlitePetStore(db))
+    const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
+    await cache.create({ name: 'Sold', categoryId: 1, status: 'sold' })
+    const sold = await cache.list({ limit: 1, status: 'sold', after: 0 })
+    expect(sold.more).toBe(false)
+    await cache.create({ name: 'Also sold', categoryId: 1, status: 'sold' })
+    expect((await cache.list({ limit: 1, status: 'sold', after: 0 })).more).toBe(true)
+    expect(counter.lists).toBe(2)
+  })
+
+  test(`keeps at most ${LATER_PAGES_KEPT} later pages, dropping the least recently read`, async () => {
+    const db = openDatabase(':memory:')
+    const { wrapped, counter } = counted(new SqlitePetStore(db))
+    const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
+    for (let after = 1; after <= LATER_PAGES_KEPT; after++) await cache.list({ limit: 1, after })
+    await cache.list({ limit: 1, after: 1 })
+    expect(counter.lists).toBe(LATER_PAGES_KEPT)
+    // One more page: the least recently read (after 2, since after 1 was just read again) makes room.
+    await cache.list({ limit: 1, after: LATER_PAGES_KEPT + 1 })
+    await cache.list({ limit: 1, after: 1 })
+    expect(counter.lists).toBe(LATER_PAGES_KEPT + 1)
+    await cache.list({ limit: 1, after: 2 })
+    expect(counter.lists).toBe(LATER_PAGES_KEPT + 2)
   })
 })
