@@ -34,7 +34,7 @@ describe("Bun's known limits", () => {
     expect(pipelined.length).toBeLessThan(2)
   })
 
-  test('out of file descriptors, Bun retries accept at once and spins at full CPU (oven-sh/bun#32705)', async () => {
+  test('out of file descriptors, Bun retries accept at once and burns CPU while it waits (oven-sh/bun#32705)', async () => {
     const { dir, cleanup } = tempDir('animal-store-fds-')
     // 128 descriptors in all (soft and hard: Bun raises the soft limit to the hard one), so a few hundred connections exhaust them.
     const limited = { ...FROM_SOURCE, command: ['sh', '-c', 'ulimit -n 128 && exec "$0" "$@"', ...FROM_SOURCE.command] }
