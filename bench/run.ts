@@ -186,8 +186,8 @@ async function measure(
         ),
       )
     }
-    const script = wrkScript(scenario, context)
-    for (let round = 0; baseline && useWrk && services.length === 1 && round < rounds; round++) {
+    const script = baseline && useWrk && services.length === 1 ? wrkScript(scenario, context) : undefined
+    for (let round = 0; script !== undefined && baseline && round < rounds; round++) {
       const raw = await runWrk(script, baseline.url, { connections, duration, work })
       const ours = await runWrk(script, service.url, { connections, duration, work })
       wrkRatios.push(ours.rps / raw.rps)

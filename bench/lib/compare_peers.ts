@@ -53,7 +53,7 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   const peers: Contender[] = []
   for (const [i, peer] of PEERS.entries()) {
     const started = await servers.peer(peer, { DATABASE_PATH: copy(`peer-${i}`), PEER_KEYS: peerKeys(keys) })
-    peers.push({ name: peer.name, url: started.url, pid: started.pid, peer: true })
+    peers.push({ name: peer.name, url: started.url, pid: started.pid, kind: 'peer' })
   }
   await exhaustFreeKey(service.url, keys.free)
   const results: SideBySideResult[] = []
@@ -64,15 +64,15 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
     const baseline: Running = await servers.baseline(await recordAnswer(service.url, scenario, context))
     try {
       const contenders: Contender[] = [
-        { name: 'raw Bun', url: baseline.url, pid: baseline.pid, raw: true },
-        { name: SERVICE_NAME, url: service.url, pid: service.pid },
+        { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
+        { name: SERVICE_NAME, url: service.url, pid: service.pid, kind: 'service' },
         ...peers,
       ]
       results.push(await measureSideBySide(scenario, contenders, context, options))
     } finally {
       await servers.stop(baseline)
     }
-    console.error(sideBySideTable(results.slice(-1), SERVICE_NAME))
+    console.error(sideBySideTable(results.slice(-1)))
   }
   const report: SideBySideReport = {
     date: new Date().toISOString(),
@@ -90,7 +90,7 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   console.log(
     `\n${report.generators}, ${report.connections} connections, ${report.duration} s per run, ${report.rounds} interleaved rounds, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}\n`,
   )
-  console.log(sideBySideTable(results, SERVICE_NAME))
+  console.log(sideBySideTable(results))
   if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
   if (options.svg) writeFileSync(options.svg, sideBySideChart(report))
   let wrong = false

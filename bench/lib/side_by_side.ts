@@ -9,15 +9,19 @@ export interface Contender {
   name: string
   url: string
   pid: number
-  /** The raw Bun.serve replaying the service's bytes: the yardstick, its answers not judged. */
-  raw?: boolean
-  /** A peer (bench/peers): checked for what peers promise. */
-  peer?: boolean
+  /**
+   * `raw`: the Bun.serve replaying the service's bytes, the yardstick, its
+   * answers not judged; `peer`: bench/peers, checked for what peers promise.
+   */
+  kind: ContenderKind
 }
+
+export type ContenderKind = 'raw' | 'service' | 'peer'
 
 /** One server's figures in one scenario: medians over the rounds, ratios to the raw baseline of the same round. */
 export interface ContenderResult {
   server: string
+  kind: ContenderKind
   wrkRps: number
   /** Median of the per-round wrk ratios to raw, and their spread. */
   wrkRatio: number
@@ -68,8 +72,13 @@ export async function measureSideBySide(
       const cpu = cpuSeconds(contender.pid) - cpuBefore
       const checked = await runLoad(
         scenario,
-        { ...context, peer: contender.peer },
-        { url: contender.url, connections: options.connections, duration: options.duration, judge: !contender.raw },
+        { ...context, peer: contender.kind === 'peer' },
+        {
+          url: contender.url,
+          connections: options.connections,
+          duration: options.duration,
+          judge: contender.kind !== 'raw',
+        },
       )
       if (checked.firstWrong && !firstWrong.has(contender.name)) firstWrong.set(contender.name, checked.firstWrong)
       rounds.get(contender.name)!.push({
@@ -86,13 +95,14 @@ export async function measureSideBySide(
   return {
     scenario: scenario.name,
     what: scenario.what,
-    contenders: contenders.map(({ name }) => {
+    contenders: contenders.map(({ name, kind }) => {
       const runs = rounds.get(name)!
       const wrkRatios = runs.map((run, i) => run.wrk / raw[i]!.wrk)
       const cpuTotal = runs.reduce((sum, run) => sum + run.cpu, 0)
       const requestTotal = runs.reduce((sum, run) => sum + run.requests, 0)
       return {
         server: name,
+        kind,
         wrkRps: median(runs.map((run) => run.wrk)),
         wrkRatio: median(wrkRatios),
         wrkRatioMin: Math.min(...wrkRatios),
@@ -109,7 +119,7 @@ export async function measureSideBySide(
 }
 
 /** The side-by-side results as one Markdown table: per scenario, every server, and the service against the best peer. */
-export function sideBySideTable(results: SideBySideResult[], service: string): string {
+export function sideBySideTable(results: SideBySideResult[]): string {
   const rows: string[][] = [
     [
       'scenario',
@@ -124,7 +134,7 @@ export function sideBySideTable(results: SideBySideResult[], service: string): s
     ],
   ]
   for (const result of results) {
-    const peers = result.contenders.filter((c) => c.server !== service && !c.server.startsWith('raw'))
+    const peers = result.contenders.filter((c) => c.kind === 'peer')
     const bestPeer = Math.max(...peers.map((c) => c.wrkRps))
     for (const c of result.contenders)
       rows.push([
@@ -135,7 +145,7 @@ export function sideBySideTable(results: SideBySideResult[], service: string): s
         Math.round(c.autocannonRps).toLocaleString('en'),
         c.autocannonRatio.toFixed(2),
         c.cpuMicrosPerRequest.toFixed(1),
-        c.server === service && peers.length > 0 ? `${(c.wrkRps / bestPeer).toFixed(2)}×` : '',
+        c.kind === 'service' && peers.length > 0 ? `${(c.wrkRps / bestPeer).toFixed(2)}×` : '',
         String(c.wrong),
       ])
   }
