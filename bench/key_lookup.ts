@@ -11,6 +11,7 @@ import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp } from '../src/app'
 import { authenticate } from '../src/auth/authenticate'
+import { KnownCredentials } from '../src/auth/known_credentials'
 import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../src/db/data_version'
 import { openDatabase } from '../src/db/sqlite'
 import { hashApiKey } from '../src/keys/api_key'
@@ -36,6 +37,7 @@ const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
 for (let i = 0; i < 1000; i++) await pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 7) })
 const { secret } = await issueKey(keys, { name: 'bench', plan: 'free', ...PLAN_LIMITS.free })
 const header = `Bearer ${secret}`
+const known = new KnownCredentials()
 const hash = hashApiKey(secret)
 const snapshot = new Map([[hash, keys.findActive(hash)]])
 const dataVersion = db.prepare('PRAGMA data_version')
@@ -52,7 +54,10 @@ async function time(run: () => unknown | Promise<unknown>): Promise<number> {
 const WHOLE = 'whole request (app.handle, first page of 20)'
 const cases: Record<string, () => unknown> = {
   [WHOLE]: () => app.handle(request()),
-  [`authenticate, as shipped (data_version every ${DATA_VERSION_CHECK_MS} ms)`]: () => authenticate(header, keys),
+  [`authenticate, as shipped (data_version every ${DATA_VERSION_CHECK_MS} ms)`]: () =>
+    authenticate(header, keys, known),
+  'authenticate, header not seen before (bearer parse and SHA-256)': () =>
+    authenticate(header, keys, new KnownCredentials()),
   'PRAGMA data_version alone (if checked every request)': () => dataVersion.get(),
   'SHA-256 of the key alone': () => hashApiKey(secret),
   'map lookup alone': () => snapshot.get(hash),

@@ -1,16 +1,23 @@
-import { bearerToken, hashApiKey, isWellFormedApiKey } from '../keys/api_key'
+import { bearerToken, isWellFormedApiKey } from '../keys/api_key'
 import type { ApiKey, KeyStore } from '../keys/store'
+import type { KnownCredentials } from './known_credentials'
 
 /**
  * The unrevoked key an `Authorization` header carries (expired or not: see
  * `hasExpired`), or undefined when it is missing, malformed, unknown or
  * revoked. The secret is only ever hashed and looked up, so no comparison of
- * secrets can leak timing.
+ * secrets can leak timing; `known` saves parsing and hashing a header seen before.
  */
-export function authenticate(authorization: string | null, keys: KeyStore): ApiKey | undefined {
-  const token = bearerToken(authorization)
-  if (token === undefined || !isWellFormedApiKey(token)) return undefined
-  return keys.findActive(hashApiKey(token))
+export function authenticate(
+  authorization: string | null,
+  keys: KeyStore,
+  known: KnownCredentials,
+): ApiKey | undefined {
+  const hash = known.hashOf(authorization)
+  if (hash === undefined) return undefined
+  const key = keys.findActive(hash)
+  if (key !== undefined) known.remember(authorization as string, hash)
+  return key
 }
 
 /** Whether `key` has expired at `now` (epoch ms): from its `expiresAt` on, it is refused. */

@@ -13,6 +13,7 @@ import type { RateLimiter } from '../ratelimit/limiter'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, bearerError, hasExpired, refusalReason } from './authenticate'
+import { KnownCredentials } from './known_credentials'
 
 /** The RFC 6750 challenge sent with every 401; `challenge` adds the error when credentials were presented. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
@@ -91,12 +92,13 @@ export function apiGuard({
   callers,
   lastUse,
 }: ApiGuardOptions) {
+  const known = new KnownCredentials()
   // Async, so Elysia awaits it whichever limiter answers (it guesses from a hook's source otherwise).
   return new Elysia({ name: 'api-guard' }).onRequest(async ({ request, set }) => {
     if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
     const now = clock()
-    const presented = authenticate(authorization, keys)
+    const presented = authenticate(authorization, keys, known)
     // An expired key is refused as an unknown one is, with its own message.
     const expired = presented !== undefined && hasExpired(presented, now)
     const key = expired ? undefined : presented

@@ -14,8 +14,11 @@ export const LATER_PAGES_KEPT = 1024
  * another process writes the file. Only a page at the end (no `more`) can
  * change with a create, and those are dropped when one commits. First pages
  * (no `after`: what most clients read) are all kept, one per limit and
- * status, so at most 400; later pages (a deep link, a client walking the
- * list) are kept up to LATER_PAGES_KEPT, least recently read dropped first.
+ * status, so at most 400; later pages (a deep link read again and again)
+ * are kept from their second read, up to LATER_PAGES_KEPT, least recently
+ * read dropped first: pages read once (a client walking the list, random
+ * pages) would only churn memory, which cost the cold list about a tenth of
+ * its server CPU (bench/README.md).
  * One process owns every pet write (the CLI never writes pets), so a create
  * here is the only change to expect; the database's DataVersionWatcher also
  * clears everything, within DATA_VERSION_CHECK_MS, if anything else ever
@@ -28,6 +31,8 @@ export class CachedPetStore implements PetStore {
   #firstPages = new Map<number | string, PetPage>()
   /** In the order they were last read, so the first is the one to drop. */
   #laterPages = new Map<string, PetPage>()
+  /** Later pages read once and not kept, by key: the second read keeps one. */
+  #readOnce = new Set<string>()
   /** Where the pages without a next one are, which a create drops: a few, however many pages are kept. */
   #endPages = new Set<number | string>()
   #hits = 0
@@ -43,6 +48,7 @@ export class CachedPetStore implements PetStore {
     if (version !== this.#seenVersion) {
       this.#firstPages.clear()
       this.#laterPages.clear()
+      this.#readOnce.clear()
       this.#endPages.clear()
       this.#seenVersion = version
     }
@@ -66,7 +72,14 @@ export class CachedPetStore implements PetStore {
     this.#misses++
     const page = this.#store.list(query)
     if (page instanceof Promise) return page
-    if (!first && pages.size >= LATER_PAGES_KEPT) pages.delete(pages.keys().next().value!)
+    if (!first) {
+      if (!this.#readOnce.delete(key as string)) {
+        if (this.#readOnce.size >= LATER_PAGES_KEPT) this.#readOnce.clear()
+        this.#readOnce.add(key as string)
+        return page
+      }
+      if (pages.size >= LATER_PAGES_KEPT) pages.delete(pages.keys().next().value!)
+    }
     pages.set(key, page)
     if (!page.more) this.#endPages.add(key)
     return page

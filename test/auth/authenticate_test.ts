@@ -1,5 +1,6 @@
-import { describe, expect, test } from 'bun:test'
+import { describe, expect, spyOn, test } from 'bun:test'
 import { authenticate, refusalReason } from '../../src/auth/authenticate'
+import { KNOWN_CREDENTIALS_KEPT, KnownCredentials } from '../../src/auth/known_credentials'
 import { openDatabase } from '../../src/db/sqlite'
 import { generateApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
@@ -11,17 +12,54 @@ describe('authenticate', () => {
   test('finds the active key a bearer header carries', async () => {
     const keys = new SqliteKeyStore(openDatabase(':memory:'))
     const { key, secret } = await issueKey(keys, UNLIMITED)
-    expect(authenticate(`Bearer ${secret}`, keys)?.id).toBe(key.id)
-    expect(authenticate(`Bearer ${generateApiKey()}`, keys)).toBeUndefined()
+    expect(authenticate(`Bearer ${secret}`, keys, new KnownCredentials())?.id).toBe(key.id)
+    expect(authenticate(`Bearer ${generateApiKey()}`, keys, new KnownCredentials())).toBeUndefined()
   })
 
   test('never asks the store about a header that holds no well-formed key', () => {
     const asked: string[] = []
     const keys = { findActive: (hash: string) => void asked.push(hash) } as unknown as KeyStore
     for (const header of [null, 'Basic abc', 'Bearer', 'Bearer ask_short', `Bearer ${generateApiKey()}x`]) {
-      expect(authenticate(header, keys)).toBeUndefined()
+      expect(authenticate(header, keys, new KnownCredentials())).toBeUndefined()
     }
     expect(asked).toEqual([])
+  })
+
+  test('a header seen before is not hashed again, and its key is still asked of the store every time', async () => {
+    const keys = new SqliteKeyStore(openDatabase(':memory:'))
+    const { key, secret } = await issueKey(keys, UNLIMITED)
+    const known = new KnownCredentials()
+    const hashed = spyOn(Bun.SHA256, 'hash')
+    try {
+      expect(authenticate(`Bearer ${secret}`, keys, known)?.id).toBe(key.id)
+      expect(authenticate(`Bearer ${secret}`, keys, known)?.id).toBe(key.id)
+      expect(hashed).toHaveBeenCalledTimes(1)
+      // Revoked: the remembered header names no active key any more.
+      await keys.revoke(key.id)
+      expect(authenticate(`Bearer ${secret}`, keys, known)).toBeUndefined()
+    } finally {
+      hashed.mockRestore()
+    }
+  })
+
+  test('only headers that named an active key are remembered, and at most KNOWN_CREDENTIALS_KEPT of them', async () => {
+    const keys = new SqliteKeyStore(openDatabase(':memory:'))
+    const { secret } = await issueKey(keys, UNLIMITED)
+    const known = new KnownCredentials()
+    const hashed = spyOn(Bun.SHA256, 'hash')
+    try {
+      const stranger = `Bearer ${generateApiKey()}`
+      authenticate(stranger, keys, known)
+      authenticate(stranger, keys, known)
+      expect(hashed).toHaveBeenCalledTimes(2)
+      // Scheme words in every case and trailing spaces make as many distinct header values, each remembered.
+      for (let i = 0; i <= KNOWN_CREDENTIALS_KEPT; i++) known.remember(`Bearer ${secret}${' '.repeat(i)}`, 'x')
+      hashed.mockClear()
+      authenticate(`Bearer ${secret}`, keys, known)
+      expect(hashed).toHaveBeenCalledTimes(1)
+    } finally {
+      hashed.mockRestore()
+    }
   })
 })
 

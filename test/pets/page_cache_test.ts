@@ -62,6 +62,9 @@ describe('CachedPetStore', () => {
     const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
     for (let i = 1; i <= 5; i++) await cache.create({ name: `Pet ${i}`, categoryId: 1 })
     // A full page with a next one (ids 3 and 4), a last page (id 5), and a full first page (1 and 2).
+    // Later pages are kept from their second read.
+    await cache.list({ limit: 2, after: 2 })
+    await cache.list({ limit: 2, after: 4 })
     const middle = await cache.list({ limit: 2, after: 2 })
     const last = await cache.list({ limit: 2, after: 4 })
     const first = await cache.list({ limit: 2 })
@@ -71,15 +74,18 @@ describe('CachedPetStore', () => {
       expect(await cache.list({ limit: 2, after: 4 })).toBe(last)
       expect(await cache.list({ limit: 2 })).toBe(first)
     }
-    expect(counter.lists).toBe(3)
+    expect(counter.lists).toBe(5)
     await cache.create({ name: 'Pet 6', categoryId: 1 })
     expect(await cache.list({ limit: 2, after: 2 })).toBe(middle)
     expect(await cache.list({ limit: 2 })).toBe(first)
     const lastNow = await cache.list({ limit: 2, after: 4 })
     expect(lastNow.pets.map((pet) => pet.name)).toEqual(['Pet 5', 'Pet 6'])
     expect(lastNow.more).toBe(false)
-    expect(counter.lists).toBe(4)
-    expect(cache.lookups()).toEqual({ hits: 11, misses: 4 })
+    // Dropped by the create, the last page is read anew: kept again from its second read.
+    expect(counter.lists).toBe(6)
+    expect(await cache.list({ limit: 2, after: 4 })).not.toBe(lastNow)
+    expect(counter.lists).toBe(7)
+    expect(cache.lookups()).toEqual({ hits: 11, misses: 7 })
   })
 
   test('a status page without a next one is read again after a create: the new pet may follow it', async () => {
@@ -98,14 +104,33 @@ describe('CachedPetStore', () => {
     const db = openDatabase(':memory:')
     const { wrapped, counter } = counted(new SqlitePetStore(db))
     const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
-    for (let after = 1; after <= LATER_PAGES_KEPT; after++) await cache.list({ limit: 1, after })
+    // Each read twice: kept from the second read.
+    for (let after = 1; after <= LATER_PAGES_KEPT; after++) {
+      await cache.list({ limit: 1, after })
+      await cache.list({ limit: 1, after })
+    }
     await cache.list({ limit: 1, after: 1 })
-    expect(counter.lists).toBe(LATER_PAGES_KEPT)
+    expect(counter.lists).toBe(2 * LATER_PAGES_KEPT)
     // One more page: the least recently read (after 2, since after 1 was just read again) makes room.
     await cache.list({ limit: 1, after: LATER_PAGES_KEPT + 1 })
+    await cache.list({ limit: 1, after: LATER_PAGES_KEPT + 1 })
     await cache.list({ limit: 1, after: 1 })
-    expect(counter.lists).toBe(LATER_PAGES_KEPT + 1)
+    expect(counter.lists).toBe(2 * LATER_PAGES_KEPT + 2)
     await cache.list({ limit: 1, after: 2 })
-    expect(counter.lists).toBe(LATER_PAGES_KEPT + 2)
+    expect(counter.lists).toBe(2 * LATER_PAGES_KEPT + 3)
+  })
+
+  test('a later page read once is not kept: random pages and a client walking the list do not churn memory', async () => {
+    const db = openDatabase(':memory:')
+    const { wrapped, counter } = counted(new SqlitePetStore(db))
+    const cache = new CachedPetStore(wrapped, new DataVersionWatcher(db))
+    for (let i = 1; i <= 10; i++) await cache.create({ name: `Pet ${i}`, categoryId: 1 })
+    for (let after = 1; after <= 8; after++) await cache.list({ limit: 1, after })
+    expect(counter.lists).toBe(8)
+    expect(cache.lookups()).toEqual({ hits: 0, misses: 8 })
+    // The second read of one keeps it; the third is answered from memory.
+    const again = await cache.list({ limit: 1, after: 3 })
+    expect(await cache.list({ limit: 1, after: 3 })).toBe(again)
+    expect(counter.lists).toBe(9)
   })
 })
