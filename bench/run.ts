@@ -33,7 +33,8 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
                       --store postgres --limiter redis); connections are split evenly
   --skip-wrk          do not also measure with wrk (it is used when installed)
   --peers             measure the scenarios the peers implement (bench/peers: Elysia, Hono, Fastify
-                      on Node) beside raw Bun and the service, interleaved, with wrk and autocannon,
+                      on Node) beside raw Bun, the Elysia floor (bench/elysia_floor.ts: the service's
+                      bytes through Elysia with no work) and the service, interleaved, with wrk and autocannon,
                       and the servers' CPU time per request; needs wrk (apt-get install wrk); the
                       peers' packages are installed on first use (npm ci --prefix bench/peers)
   --json FILE         write the results as JSON

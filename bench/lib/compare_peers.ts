@@ -15,6 +15,8 @@ import {
 } from './side_by_side'
 
 export const SERVICE_NAME = 'Animal Store'
+/** The Elysia app that replays the service's bytes with no work: the least the service could cost in Elysia. */
+export const FLOOR_NAME = 'Elysia floor'
 
 /** What `--peers` needs from the bench's command line. */
 export interface PeerRunOptions {
@@ -34,8 +36,8 @@ export interface PeerRunOptions {
 }
 
 /**
- * `--peers`: every scenario the peers implement, on raw Bun, the service and
- * each peer, interleaved round by round, with wrk and autocannon. Prints the
+ * `--peers`: every scenario the peers implement, on raw Bun, the Elysia
+ * floor, the service and each peer, interleaved round by round, with wrk and autocannon. Prints the
  * table; returns the exit status (1 when any server gave a wrong answer).
  */
 export async function comparePeers(options: PeerRunOptions): Promise<number> {
@@ -61,15 +63,19 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   for (const scenario of SCENARIOS) {
     if (!scenario.peers || (options.only && !options.only.includes(scenario.name))) continue
     console.error(`bench: ${scenario.name} (${scenario.what}), ${options.rounds} rounds`)
-    const baseline: Running = await servers.baseline(await recordAnswer(service.url, scenario, context))
+    const recorded = await recordAnswer(service.url, scenario, context)
+    const baseline: Running = await servers.baseline(recorded)
+    const floor: Running = await servers.floor(recorded)
     try {
       const contenders: Contender[] = [
         { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
+        { name: FLOOR_NAME, url: floor.url, pid: floor.pid, kind: 'floor' },
         { name: SERVICE_NAME, url: service.url, pid: service.pid, kind: 'service' },
         ...peers,
       ]
       results.push(await measureSideBySide(scenario, contenders, context, options))
     } finally {
+      await servers.stop(floor)
       await servers.stop(baseline)
     }
     console.error(sideBySideTable(results.slice(-1)))

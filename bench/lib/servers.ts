@@ -9,7 +9,7 @@ export type Running = Started & { url: string }
 
 /**
  * The servers of one bench run, all pinned to the servers' CPU and stopped
- * by PID: the service, the raw baseline, the peers.
+ * by PID: the service, the raw baseline, the Elysia floor, the peers.
  */
 export class BenchServers {
   readonly #running = new Set<Started>()
@@ -37,6 +37,18 @@ export class BenchServers {
       [process.execPath, join(this.root, 'bench/baseline_server.ts'), file],
       {},
       /baseline listening on (\d+)/,
+    )
+    return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
+  }
+
+  /** An Elysia app answering every request with `recorded` through Elysia's `set`, with no work (bench/elysia_floor.ts). */
+  async floor(recorded: unknown): Promise<Running> {
+    const file = join(this.work, 'floor-response.json')
+    writeFileSync(file, JSON.stringify(recorded))
+    const started = await this.#start(
+      [process.execPath, join(this.root, 'bench/elysia_floor.ts'), file],
+      {},
+      /floor listening on (\d+)/,
     )
     return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
   }

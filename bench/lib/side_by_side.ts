@@ -11,12 +11,14 @@ export interface Contender {
   pid: number
   /**
    * `raw`: the Bun.serve replaying the service's bytes, the yardstick, its
-   * answers not judged; `peer`: bench/peers, checked for what peers promise.
+   * answers not judged; `floor`: an Elysia app replaying the same bytes
+   * through Elysia's `set` (bench/elysia_floor.ts), not judged either;
+   * `peer`: bench/peers, checked for what peers promise.
    */
   kind: ContenderKind
 }
 
-export type ContenderKind = 'raw' | 'service' | 'peer'
+export type ContenderKind = 'raw' | 'floor' | 'service' | 'peer'
 
 /** One server's figures in one scenario: medians over the rounds, ratios to the raw baseline of the same round. */
 export interface ContenderResult {
@@ -77,7 +79,7 @@ export async function measureSideBySide(
           url: contender.url,
           connections: options.connections,
           duration: options.duration,
-          judge: contender.kind !== 'raw',
+          judge: contender.kind === 'service' || contender.kind === 'peer',
         },
       )
       if (checked.firstWrong && !firstWrong.has(contender.name)) firstWrong.set(contender.name, checked.firstWrong)
@@ -167,7 +169,7 @@ export interface SideBySideReport {
   results: SideBySideResult[]
 }
 
-const COLOURS = ['#c8ccd4', '#3b7dd8', '#e39b3a', '#5aa469', '#a05cc4', '#777']
+const COLOURS = ['#c8ccd4', '#8e99ad', '#3b7dd8', '#e39b3a', '#5aa469', '#a05cc4', '#777']
 
 /** Grouped bars: per scenario, each server's wrk ratio to raw Bun (median, with its min–max as a whisker), as SVG. */
 export function sideBySideChart(report: SideBySideReport): string {
