@@ -125,7 +125,16 @@ export function createApp(deps: AppDeps) {
         }),
       )
       .use(requestBounds())
-      .use(petRoutes({ pets: deps.pets, callers, clock, publicUrl: deps.publicUrl, settleQuota }))
+      .use(
+        petRoutes({
+          pets: deps.pets,
+          callers,
+          clock,
+          publicUrl: deps.publicUrl,
+          settleQuota,
+          listsAtOnce: deps.pets.listsAtOnce === true && limiter.answersAtOnce === true,
+        }),
+      )
       .use(rateLimitRoutes({ limiter, callers, clock }))
       .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
       .use(

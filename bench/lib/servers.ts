@@ -1,5 +1,5 @@
 import { writeFileSync } from 'node:fs'
-import { join } from 'node:path'
+import { basename, join } from 'node:path'
 import { BUN_HEAD_SIZE_FLAG } from '../../src/http/limits'
 import { PEER_READY, type Peer } from './peers'
 import { type Started, spawnPinned } from './processes'
@@ -30,27 +30,18 @@ export class BenchServers {
   }
 
   /** A raw Bun.serve answering every request with `recorded` (an answer of the service, bench/baseline_server.ts). */
-  async baseline(recorded: unknown): Promise<Running> {
-    const file = join(this.work, 'baseline-response.json')
-    writeFileSync(file, JSON.stringify(recorded))
-    const started = await this.#start(
-      [process.execPath, join(this.root, 'bench/baseline_server.ts'), file],
-      {},
-      /baseline listening on (\d+)/,
-    )
-    return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
+  baseline(recorded: unknown): Promise<Running> {
+    return this.#replaying('bench/baseline_server.ts', recorded, /baseline listening on (\d+)/)
   }
 
-  /** An Elysia app answering every request with `recorded` through Elysia's `set`, with no work (bench/elysia_floor.ts). */
-  async floor(recorded: unknown): Promise<Running> {
-    const file = join(this.work, 'floor-response.json')
-    writeFileSync(file, JSON.stringify(recorded))
-    const started = await this.#start(
-      [process.execPath, join(this.root, 'bench/elysia_floor.ts'), file],
-      {},
-      /floor listening on (\d+)/,
-    )
-    return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
+  /**
+   * An Elysia app answering every request with `recorded` through Elysia's
+   * `set`, with no work, and the app shapes named in `shapes` (bench/elysia_floor.ts).
+   */
+  floor(recorded: unknown, shapes: readonly string[] = []): Promise<Running> {
+    return this.#replaying('bench/elysia_floor.ts', recorded, /floor listening on (\d+)/, {
+      FLOOR_WITH: shapes.join(','),
+    })
   }
 
   /** A peer (bench/peers) on its own copy of the pets. */
@@ -67,6 +58,19 @@ export class BenchServers {
   async stopAll(): Promise<void> {
     for (const started of this.#running) await started.stop()
     this.#running.clear()
+  }
+
+  /** `script` given a file holding `recorded`, which it answers every request with; `ready` captures its port. */
+  async #replaying(
+    script: string,
+    recorded: unknown,
+    ready: RegExp,
+    env: Record<string, string> = {},
+  ): Promise<Running> {
+    const file = join(this.work, `${basename(script, '.ts')}-response.json`)
+    writeFileSync(file, JSON.stringify(recorded))
+    const started = await this.#start([process.execPath, join(this.root, script), file], env, ready)
+    return { ...started, url: `http://127.0.0.1:${started.match[1]}` }
   }
 
   async #start(command: string[], env: Record<string, string>, ready: RegExp) {

@@ -9,6 +9,7 @@ import type { RateLimiter } from '../ratelimit/limiter'
  */
 export function meteredLimiter(limiter: RateLimiter, onCounted: (decision: RateDecision) => void): RateLimiter {
   const metered: RateLimiter = {
+    answersAtOnce: limiter.answersAtOnce,
     consume(subject, limits, now) {
       const decision = limiter.consume(subject, limits, now)
       if (decision instanceof Promise)

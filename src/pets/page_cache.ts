@@ -25,6 +25,7 @@ export const LATER_PAGES_KEPT = 1024
  * writes the file. Not for a store that several instances share.
  */
 export class CachedPetStore implements PetStore {
+  readonly listsAtOnce: boolean | undefined
   #store: PetStore
   #watcher: DataVersionWatcher
   #seenVersion = -1
@@ -39,6 +40,7 @@ export class CachedPetStore implements PetStore {
   #misses = 0
 
   constructor(store: PetStore, watcher: DataVersionWatcher) {
+    this.listsAtOnce = store.listsAtOnce
     this.#store = store
     this.#watcher = watcher
   }

@@ -48,6 +48,7 @@ class PetRow implements Pet {
 
 /** PetStore on bun:sqlite, every statement prepared once. */
 export class SqlitePetStore implements PetStore {
+  readonly listsAtOnce = true
   #page: Statement<Pet, [number, number]>
   #pageByStatus: Statement<Pet, [string, number, number]>
   #insert: Statement<Pet, [string, number, string]>

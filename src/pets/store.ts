@@ -29,6 +29,12 @@ export type CreateOutcome = { kind: 'created'; pet: Pet } | ClaimedOutcome
  * StoreUnavailableError.
  */
 export interface PetStore {
+  /**
+   * True when `list` always answers at once, never with a promise (SQLite):
+   * the list route then answers without a promise, which Bun serves far
+   * more cheaply (bench/README.md).
+   */
+  readonly listsAtOnce?: boolean
   list(query: PetListQuery): Awaitable<PetPage>
   /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome>

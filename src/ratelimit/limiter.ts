@@ -12,6 +12,12 @@ export type Subject = number | string
  * in-memory one answers at once; a shared one may answer later.
  */
 export interface RateLimiter {
+  /**
+   * True when `consume` and `peek` always answer at once, never with a
+   * promise (the in-memory one): the guard then runs as a plain function,
+   * which Elysia serves far more cheaply than an async one (bench/README.md).
+   */
+  readonly answersAtOnce?: boolean
   /** Counts one request, unless it is refused, and says which. */
   consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision>
   /**

@@ -66,6 +66,7 @@ export const DEFAULT_ANONYMOUS_MAX = 1_000_000
  * lives in its own map, never forgotten before it ends.
  */
 export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
+  readonly answersAtOnce = true
   #day = -Infinity
   #minute = -Infinity
   // Packed counters, for limits that fit; plain objects for large custom (Enterprise) limits.

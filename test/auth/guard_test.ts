@@ -1,7 +1,11 @@
 import { describe, expect, test } from 'bun:test'
+import { isAsync } from 'elysia/compose'
 import { challenge, WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey } from '../../src/keys/api_key'
-import { BASE, describeEachStore, expectError, makeTestApp } from '../helpers'
+import { PLAN_LIMITS } from '../../src/keys/plans'
+import type { RateLimiter } from '../../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { BASE, describeEachStore, expectError, FREE, makeTestApp } from '../helpers'
 
 /**
  * Asserts a 401 whose challenge is the bare one, or (RFC 6750 §3.1) carries
@@ -109,5 +113,36 @@ describe('challenge', () => {
     ],
   ])('%p -> %s', (header, expected) => {
     expect(challenge(header)).toBe(expected)
+  })
+})
+
+describe('the guard as Elysia compiles it', () => {
+  /** The in-memory limiter, answering every call with a promise, as a shared one may. */
+  function answeringLater(limiter: MemoryRateLimiter): RateLimiter {
+    return {
+      consume: async (subject, limits, now) => limiter.consume(subject, limits, now),
+      peek: async (subject, limits, now) => limiter.peek(subject, limits, now),
+      refund: async (subject, limits, countedAt, now) => limiter.refund(subject, limits, countedAt, now),
+      reset: async (subject, reset, now) => limiter.reset(subject, reset, now),
+    }
+  }
+  // Elysia compiles the whole request chain as async when one onRequest hook reads as async (bench/README.md).
+  const asyncHooks = (app: { event: { request?: unknown[] } }) =>
+    (app.event.request ?? []).filter((hook) => isAsync(hook as never)).length
+
+  test('no onRequest hook reads as async to Elysia with a limiter that answers at once', async () => {
+    const { app } = await makeTestApp({ limiter: new MemoryRateLimiter() })
+    expect(asyncHooks(app)).toBe(0)
+  })
+
+  test('with a limiter that may answer later the guard is awaited: counted, refused and let through alike', async () => {
+    const { app, call } = await makeTestApp({ limiter: answeringLater(new MemoryRateLimiter()) }, FREE)
+    expect(asyncHooks(app)).toBe(1)
+    const first = await call('GET', '/v1/pets')
+    expect(first.status).toBe(200)
+    expect(first.headers.get('x-ratelimit-remaining')).toBe(String(PLAN_LIMITS.free.rpm - 1))
+    for (let i = 1; i < PLAN_LIMITS.free.rpm; i++) expect((await call('GET', '/v1/pets')).status).toBe(200)
+    await expectError(await call('GET', '/v1/pets'), 429, 'rate_limit_exceeded')
+    await expectUnauthorized(await call('GET', '/v1/pets', { key: null }))
   })
 })
