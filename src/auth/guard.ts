@@ -162,7 +162,7 @@ type GuardCheck = (request: Request, set: ResponseSet) => Awaitable<ErrorBody | 
  * whole request chain as async when one `onRequest` hook is: an
  * `AsyncFunction`, or a source that reads like one (`async`, `await`,
  * `return f(` or `=> f(`: `isAsync` in elysia/compose). That chain cost the
- * hot list about 19 µs of server CPU per request (bench/README.md), so with
+ * Elysia floor's hot list 15–19 µs of CPU per request (bench/README.md), so with
  * a limiter that answers at once the hook is written to read as plain (and
  * as returning, which Elysia also reads from the source: `hasReturn`);
  * test/auth/guard_test.ts asks Elysia's own `isAsync`, and every refusal
