@@ -20,16 +20,7 @@ import { containsApiKey } from '../keys/api_key'
 import type { SettleQuota } from '../ratelimit/settle'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'
-import {
-  CreatePetHeaders,
-  DEFAULT_LIMIT,
-  ListPetsQuery,
-  MAX_ID,
-  NewPet,
-  type Pet,
-  PetIdParams,
-  type PetStatus,
-} from './schema'
+import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, type Pet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
 
 /** What the pet routes need. */
@@ -75,7 +66,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
     return refusal ?? sendPage(page, wanted, request, set, form)
   }
   /** The list's answer, at once when the page and the quota are at hand, else a promise of it (PostgreSQL, Redis). */
-  const answerList = (query: ListQuery, request: Request, set: Context['set']): Awaitable<ListAnswer> => {
+  const answerList = (query: ListPetsQuery, request: Request, set: Context['set']): Awaitable<ListAnswer> => {
     const wanted: PetListQuery = { limit: query.limit ?? DEFAULT_LIMIT, status: query.status, after: query.after }
     const page = pets.list(wanted)
     if (page instanceof Promise) return page.then((listed) => answerPage(listed, wanted, request, set))
@@ -256,9 +247,6 @@ function pageRepresentation(page: PetPage): Representation {
   }
   return representation
 }
-
-/** The list's query once validated. */
-type ListQuery = { limit?: number; status?: PetStatus; after?: number }
 
 /** What the list route answers: the page's body, a 429 from settling, or nothing (a 304, made by Elysia from the status). */
 type ListAnswer = string | Uint8Array | ErrorBody | undefined
