@@ -5,6 +5,10 @@
 // all of them, and the service, interleaved round by round with wrk and the
 // servers' CPU per request, as `--peers` measures (bench/lib/side_by_side.ts).
 // What the floor with every shape leaves to the service is its own work.
+// On the cold list and create, one more: raw Bun doing the store's work and
+// nothing else (bench/baseline_server.ts with BASELINE_PETS: the page read
+// with the service's query, or the pet inserted with the service's group
+// commit and durability), the least a Bun server on bun:sqlite spends there.
 //
 //   bun bench/floor_breakdown.ts [--only "hot list,429 path"] [--rounds 5] [--duration 5] [--pets 20000]
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
@@ -20,6 +24,8 @@ import { type Contender, measureSideBySide, sideBySideTable } from './lib/side_b
 import { hasWrk } from './lib/wrk'
 
 const SHAPES = ['async', 'query', 'hooks', 'wrap', 'server'] as const
+/** The scenarios where SQLite works on every request, and what it does: they get a raw Bun + SQLite row. */
+const STORE_WORK: Record<string, string> = { 'cold list': 'raw Bun + SQLite read', create: 'raw Bun + SQLite commit' }
 const { values } = parseArgs({
   options: {
     only: { type: 'string', default: 'hot list,429 path' },
@@ -62,9 +68,18 @@ try {
     }
     const baseline = await servers.baseline(recorded)
     started.push(baseline)
+    const storeBaseline = async (name: string): Promise<Contender> => {
+      const copy = join(work, 'baseline-pets.sqlite')
+      copyFileSync(seeded, copy)
+      const running = await servers.baseline(recorded, copy)
+      started.push(running)
+      return { name, url: running.url, pid: running.pid, kind: 'floor' }
+    }
+    const storeWork = STORE_WORK[scenario.name]
     try {
       const contenders: Contender[] = [
         { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
+        ...(storeWork === undefined ? [] : [await storeBaseline(storeWork)]),
         await floor('Elysia floor', []),
         ...(await Promise.all(SHAPES.map((shape) => floor(`floor + ${shape}`, [shape])))),
         await floor('floor + all five', SHAPES),

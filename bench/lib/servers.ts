@@ -29,9 +29,15 @@ export class BenchServers {
     return { ...started, url: started.match[1]!.replace('localhost', '127.0.0.1') }
   }
 
-  /** A raw Bun.serve answering every request with `recorded` (an answer of the service, bench/baseline_server.ts). */
-  baseline(recorded: unknown): Promise<Running> {
-    return this.#replaying('bench/baseline_server.ts', recorded, /baseline listening on (\d+)/)
+  /**
+   * A raw Bun.serve answering every request with `recorded` (an answer of the
+   * service, bench/baseline_server.ts); given `pets`, a copy of the pets,
+   * it does the store's work on it (a GET's page read, a POST's pet
+   * committed) and nothing else, with the same headers.
+   */
+  baseline(recorded: unknown, pets?: string): Promise<Running> {
+    const env: Record<string, string> = pets === undefined ? {} : { BASELINE_PETS: pets }
+    return this.#replaying('bench/baseline_server.ts', recorded, /baseline listening on (\d+)/, env)
   }
 
   /**

@@ -1,0 +1,87 @@
+import { Database } from 'bun:sqlite'
+import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { floorApp, type RecordedAnswer } from '../../bench/elysia_floor'
+import { seedDatabase } from '../../bench/lib/seed'
+import { BenchServers } from '../../bench/lib/servers'
+import { tempDir } from '../helpers'
+
+const ROOT = join(import.meta.dir, '../..')
+
+const recorded = (status: number, body: string): RecordedAnswer => ({
+  status,
+  headers: [
+    ['content-type', 'application/json;charset=utf-8'],
+    ['x-ratelimit-limit', '100'],
+    ['x-ratelimit-remaining', '99'],
+    ['x-request-id', 'recorded-1'],
+  ],
+  body: Buffer.from(body).toString('base64'),
+})
+
+// The references the bench measures the service against must answer what they claim to, or their rows mean nothing.
+describe('the Elysia floor (bench/elysia_floor.ts)', () => {
+  test('answers every request with the recorded status, headers and body, with or without the shapes', async () => {
+    const answer = recorded(429, '{"code":"rate_limited"}')
+    for (const shapes of [new Set([]), new Set(['query', 'hooks', 'wrap'] as const)]) {
+      const response = await floorApp(answer, shapes).handle(new Request('http://localhost/v1/pets?limit=20'))
+      expect(response.status).toBe(429)
+      expect(response.headers.get('x-ratelimit-remaining')).toBe('99')
+      expect(response.headers.get('x-request-id')).toBe('recorded-1')
+      expect(await response.text()).toBe('{"code":"rate_limited"}')
+    }
+  })
+})
+
+describe('raw Bun doing the store work (bench/baseline_server.ts with BASELINE_PETS)', () => {
+  test('reads the requested page, commits a created pet before answering, and keeps the recorded headers', async () => {
+    const { dir, cleanup } = tempDir('animal-store-baseline-')
+    const servers = new BenchServers(ROOT, dir)
+    try {
+      const pets = join(dir, 'pets.sqlite')
+      await seedDatabase(pets, 100)
+      const running = await servers.baseline(recorded(200, '[]'), pets)
+
+      const page = await fetch(`${running.url}/v1/pets?limit=3&after=40`)
+      expect(page.status).toBe(200)
+      expect(page.headers.get('x-ratelimit-limit')).toBe('100')
+      expect(((await page.json()) as { id: number }[]).map((pet) => pet.id)).toEqual([41, 42, 43])
+      const sold = (await (await fetch(`${running.url}/v1/pets?status=sold&limit=2`)).json()) as { status: string }[]
+      expect(sold.map((pet) => pet.status)).toEqual(['sold', 'sold'])
+
+      const creates = await Promise.all(
+        ['Rex', 'Tom', 'Kit'].map((name) =>
+          fetch(`${running.url}/v1/pets`, { method: 'POST', body: JSON.stringify({ name, categoryId: 2 }) }),
+        ),
+      )
+      const created = (await Promise.all(creates.map((response) => response.json()))) as { id: number; name: string }[]
+      expect(created.map((pet) => pet.name)).toEqual(['Rex', 'Tom', 'Kit'])
+      // Answered after the commit: another connection to the file sees every created pet.
+      const reader = new Database(pets, { readonly: true })
+      const stored = reader.query('SELECT id, name FROM pets WHERE id > 100 ORDER BY id').all()
+      reader.close()
+      expect(stored).toEqual(created.map(({ id, name }) => ({ id, name })))
+    } finally {
+      await servers.stopAll()
+      cleanup()
+    }
+  }, 60_000)
+})
+
+describe('the in-process stage costs (bench/stage_costs.ts)', () => {
+  test('measures every stage of the three scenarios as a short run', async () => {
+    const run = Bun.spawn(
+      [process.execPath, join(ROOT, 'bench/stage_costs.ts'), '--rounds', '1', '--iterations', '50', '--pets', '500'],
+      { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+    )
+    const [output, errors, code] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ])
+    expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+    for (const scenario of ['hot list', 'cold list', '429 path']) expect(output).toContain(`\n${scenario}\n`)
+    expect(output.match(/\| whole request \(app\.handle\) \| \d/g)).toHaveLength(3)
+    expect(output).toContain('| page store (SQLite read) |')
+  }, 60_000)
+})
