@@ -72,10 +72,11 @@ const scenarios: Scenario[] = [
 const pathOf = ({ limit, after }: PetListQuery) =>
   `/v1/pets?limit=${limit}${after === undefined ? '' : `&after=${after}`}`
 
-// The Free key driven over its limit until it is banned, as the 429 scenario has it.
 const requestFor = (scenario: Scenario) => () =>
   new Request(`http://localhost${pathOf(scenario.query())}`, { headers: { authorization: `Bearer ${scenario.key}` } })
+// The Free key driven over its limit until it is banned, as the 429 scenario has it.
 for (let i = 0; i < 130; i++) await app.handle(requestFor(scenarios[2]!)())
+const WHOLE = 'whole request (app.handle)'
 
 async function record(scenario: Scenario): Promise<RecordedAnswer> {
   const response = await app.handle(requestFor(scenario)())
@@ -131,7 +132,6 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
   cases['request log line (LOG_LEVEL=info)'] = () => logStep.finish(logged, loggedResponse, logStep.start(logged))
   return cases
 }
-const WHOLE = 'whole request (app.handle)'
 
 async function time(run: () => unknown): Promise<number> {
   const start = Bun.nanoseconds()
