@@ -69,7 +69,8 @@ try {
     const baseline = await servers.baseline(recorded)
     started.push(baseline)
     const storeBaseline = async (name: string): Promise<Contender> => {
-      const copy = join(work, 'baseline-pets.sqlite')
+      // A fresh copy per scenario: the last one's log (-wal) must not meet another file.
+      const copy = join(work, `baseline-${scenario.name.replaceAll(' ', '-')}.sqlite`)
       copyFileSync(seeded, copy)
       const running = await servers.baseline(recorded, copy)
       started.push(running)
