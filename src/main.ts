@@ -1,13 +1,42 @@
 // The only executable. It exports nothing: `bun build --compile --bytecode`
 // would otherwise try to serve an exported app itself.
 import { runCli } from './cli'
+import type { RunningService } from './server'
 
-const result = await runCli(process.argv.slice(2), process.env)
+const argv = process.argv.slice(2)
+let service: RunningService | undefined
+let stopAsked: NodeJS.Signals | undefined
+
+function stop(signal: NodeJS.Signals, running: RunningService): void {
+  process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`)
+  running.stop().then(
+    () => process.exit(0),
+    (error: unknown) => {
+      process.stderr.write(`Stop failed: ${String(error)}\n`)
+      process.exit(1)
+    },
+  )
+}
+
+// A supervisor (or a test) may stop the service as soon as it says it listens, so `serve` takes SIGTERM and
+// SIGINT from before it starts: one that comes while it starts stops it once it has started. Other commands
+// keep the signals' usual meaning.
+if (argv[0] === 'serve') {
+  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
+    process.on(signal, () => {
+      if (stopAsked !== undefined) return
+      stopAsked = signal
+      if (service !== undefined) stop(signal, service)
+    })
+  }
+}
+
+const result = await runCli(argv, process.env)
 if (typeof result === 'number') {
   process.exitCode = result
 } else {
-  const service = result
-  const { reloadTls } = service
+  service = result
+  const { reloadTls } = result
   // Over HTTPS, SIGHUP reads the certificate and key again (a renewal); without TLS it keeps its usual meaning.
   if (reloadTls !== undefined) {
     process.on('SIGHUP', () => {
@@ -18,19 +47,5 @@ if (typeof result === 'number') {
       )
     })
   }
-  let stopping = false
-  for (const signal of ['SIGTERM', 'SIGINT'] as const) {
-    process.on(signal, () => {
-      if (stopping) return
-      stopping = true
-      process.stderr.write(`${signal}: finishing in-flight requests, then stopping\n`)
-      service.stop().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          process.stderr.write(`Stop failed: ${String(error)}\n`)
-          process.exit(1)
-        },
-      )
-    })
-  }
+  if (stopAsked !== undefined) stop(stopAsked, result)
 }
