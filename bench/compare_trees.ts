@@ -16,6 +16,7 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { median } from './lib/rounds'
 
 const { values } = parseArgs({
   options: {
@@ -50,7 +51,6 @@ const HEADERS = (values.header as string[]).map((header) => {
 const CLOCK_TICKS = 100 // USER_HZ on Linux
 
 type Tree = keyof typeof TREES
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 const spread = (xs: number[]) =>
   `${median(xs).toFixed(3)} (${Math.min(...xs).toFixed(3)}–${Math.max(...xs).toFixed(3)})`
 

@@ -16,6 +16,7 @@ import { issueKey } from '../src/keys/issue'
 import { SqliteKeyStore } from '../src/keys/sqlite_store'
 import { createLogger } from '../src/log'
 import { SqlitePetStore } from '../src/pets/sqlite_store'
+import { median } from './lib/rounds'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } },
@@ -47,7 +48,6 @@ async function setUp(mode: Synchronous) {
 try {
   const modes: Synchronous[] = ['normal', 'full']
   const runs = { normal: await setUp('normal'), full: await setUp('full') }
-  const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
   console.log(`${rounds} interleaved rounds of ${creates} creates each, median per mode:`)
   for (const inFlight of [1, 50]) {
     const samples: Record<Synchronous, number[]> = { normal: [], full: [] }

@@ -21,6 +21,7 @@ import { SqliteKeyStore } from '../src/keys/sqlite_store'
 import { createLogger } from '../src/log'
 import { CachedPetStore } from '../src/pets/page_cache'
 import { SqlitePetStore } from '../src/pets/sqlite_store'
+import { median, timeInProcess } from './lib/rounds'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } },
@@ -45,12 +46,6 @@ const dataVersion = db.prepare('PRAGMA data_version')
 const app = createApp({ pets, keys, logger: createLogger('warn') })
 const request = () => new Request('http://localhost/v1/pets?limit=20', { headers: { authorization: header } })
 
-async function time(run: () => unknown | Promise<unknown>): Promise<number> {
-  const start = Bun.nanoseconds()
-  for (let i = 0; i < iterations; i++) await run()
-  return (Bun.nanoseconds() - start) / iterations
-}
-
 const WHOLE = 'whole request (app.handle, first page of 20)'
 const cases: Record<string, () => unknown> = {
   [WHOLE]: () => app.handle(request()),
@@ -62,12 +57,8 @@ const cases: Record<string, () => unknown> = {
   'SHA-256 of the key alone': () => hashApiKey(secret),
   'map lookup alone': () => snapshot.get(hash),
 }
-const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]))
 // Interleaved rounds, median per case: a noisy machine shifts every case alike.
-for (let round = 0; round < rounds; round++) {
-  for (const [name, run] of Object.entries(cases)) samples[name]!.push(await time(run))
-}
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
+const samples = await timeInProcess(cases, { rounds, iterations })
 const whole = median(samples[WHOLE]!)
 console.log(`rounds ${rounds} x ${iterations} iterations; share of one whole in-process request:`)
 for (const name of Object.keys(cases))

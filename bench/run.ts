@@ -12,6 +12,7 @@ import { comparePeers } from './lib/compare_peers'
 import { exhaustFreeKey, type LoadResult, recordAnswer, runLoad } from './lib/load'
 import { canPin, pinSelf, rssOf } from './lib/processes'
 import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
+import { median } from './lib/rounds'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
 import { type BenchKeys, seedDatabase, seedPostgres } from './lib/seed'
 import { BenchServers, type Running } from './lib/servers'
@@ -134,8 +135,6 @@ if (values.peers) {
 
 /** Where the services keep pets and count requests: their environment beyond the defaults. */
 type ServiceEnv = Record<string, string>
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /** Several instances driven at once, connections split evenly: req/s add up, the slowest latencies count. */
 async function runOnAll(

@@ -8,8 +8,8 @@
 // `npm run bench -- --peers` gives it (raw Bun against the floor).
 //
 // Each case runs `--iterations` times per round, the cases interleaved
-// round by round; the figure is the median µs per call with the rounds'
-// min–max, and its share of the whole request.
+// round by round (bench/lib/rounds.ts); the figure is the median µs per call
+// with the rounds' min–max, and its share of the whole request.
 //
 //   bun bench/stage_costs.ts [--rounds 5] [--iterations 20000] [--pets 20000]
 import { mkdtempSync, rmSync } from 'node:fs'
@@ -34,6 +34,7 @@ import type { RateDecision } from '../src/ratelimit/decision'
 import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
 import { keySubject } from '../src/ratelimit/subject'
 import { floorApp, type RecordedAnswer } from './elysia_floor'
+import { median, spread, timeInProcess } from './lib/rounds'
 import { seedDatabase } from './lib/seed'
 
 const { values } = parseArgs({
@@ -133,30 +134,16 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
   return cases
 }
 
-async function time(run: () => unknown): Promise<number> {
-  const start = Bun.nanoseconds()
-  for (let i = 0; i < iterations; i++) {
-    const result = run()
-    if (result instanceof Promise) await result
-  }
-  return (Bun.nanoseconds() - start) / iterations / 1000
-}
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 console.log(`${petCount.toLocaleString('en')} pets, ${rounds} interleaved rounds of ${iterations} calls per case`)
 for (const scenario of scenarios) {
   const cases = await casesOf(scenario)
-  const samples: Record<string, number[]> = Object.fromEntries(Object.keys(cases).map((name) => [name, []]))
-  for (const run of Object.values(cases)) await time(run) // warm-up, unmeasured
-  for (let round = 0; round < rounds; round++)
-    for (const [name, run] of Object.entries(cases)) samples[name]!.push(await time(run))
+  const samples = await timeInProcess(cases, { rounds, iterations })
   const whole = median(samples[WHOLE]!)
   console.log(
     `\n${scenario.name}\n| stage | µs per call, median [min–max] | share of the whole request |\n|---|---|---|`,
   )
   for (const [name, xs] of Object.entries(samples)) {
-    const spread = `${median(xs).toFixed(2)} [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`
-    console.log(`| ${name} | ${spread} | ${((median(xs) / whole) * 100).toFixed(0)} % |`)
+    console.log(`| ${name} | ${spread(xs)} | ${((median(xs) / whole) * 100).toFixed(0)} % |`)
   }
 }
 db.close()

@@ -1,6 +1,7 @@
 import { runLoad } from './load'
 import { cpuSeconds } from './processes'
 import { escapeXml, markdownTable } from './report'
+import { median } from './rounds'
 import type { Scenario, ScenarioContext } from './scenarios'
 import { runWrk, wrkScript } from './wrk'
 
@@ -46,8 +47,6 @@ export interface SideBySideResult {
   what: string
   contenders: ContenderResult[]
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
 /**
  * Measures `scenario` on every contender, interleaved round by round (the
