@@ -10,6 +10,8 @@ const cleanups = cleanupsAfterEach()
 /** Another process's hold on the write lock: `sqlite3`'s BEGIN IMMEDIATE, say, or a backup tool. */
 function holdWriteLock(path: string): { release(): void } {
   const other = new Database(path)
+  // Waits its turn, as such a tool does: the server may be writing at that moment (the key's last use, after a create).
+  other.exec('PRAGMA busy_timeout = 5000')
   other.exec('BEGIN IMMEDIATE')
   return {
     release() {
