@@ -85,3 +85,20 @@ describe('the in-process stage costs (bench/stage_costs.ts)', () => {
     expect(output).toContain('| page store (SQLite read) |')
   }, 60_000)
 })
+
+describe('the page built in SQLite (bench/page_in_sqlite.ts)', () => {
+  test('gives the same bytes as the service on random pages, then times both, as a short run', async () => {
+    const run = Bun.spawn(
+      [process.execPath, join(ROOT, 'bench/page_in_sqlite.ts'), '--rounds', '1', '--iterations', '50', '--pets', '500'],
+      { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+    )
+    const [output, errors, code] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ])
+    expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+    expect(output).toMatch(/\n {2}rows {5}\d+\.\d\d \[/)
+    expect(output).toMatch(/\n {2}in SQL {3}\d+\.\d\d \[/)
+  }, 60_000)
+})
