@@ -68,18 +68,24 @@ describe('raw Bun doing the store work (bench/baseline_server.ts with BASELINE_P
   }, 60_000)
 })
 
+/** Runs a bench script as a short run (one round of 50 calls, 500 pets); it must exit 0 with nothing on stderr. */
+async function shortRun(script: string): Promise<string> {
+  const run = Bun.spawn(
+    [process.execPath, join(ROOT, script), '--rounds', '1', '--iterations', '50', '--pets', '500'],
+    { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+  )
+  const [output, errors, code] = await Promise.all([
+    new Response(run.stdout).text(),
+    new Response(run.stderr).text(),
+    run.exited,
+  ])
+  expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+  return output
+}
+
 describe('the in-process stage costs (bench/stage_costs.ts)', () => {
   test('measures every stage of the three scenarios as a short run', async () => {
-    const run = Bun.spawn(
-      [process.execPath, join(ROOT, 'bench/stage_costs.ts'), '--rounds', '1', '--iterations', '50', '--pets', '500'],
-      { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
-    )
-    const [output, errors, code] = await Promise.all([
-      new Response(run.stdout).text(),
-      new Response(run.stderr).text(),
-      run.exited,
-    ])
-    expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+    const output = await shortRun('bench/stage_costs.ts')
     for (const scenario of ['hot list', 'cold list', '429 path']) expect(output).toContain(`\n${scenario}\n`)
     expect(output.match(/\| whole request \(app\.handle\) \| \d/g)).toHaveLength(3)
     expect(output).toContain('| page store (SQLite read) |')
@@ -88,16 +94,7 @@ describe('the in-process stage costs (bench/stage_costs.ts)', () => {
 
 describe('the page built in SQLite (bench/page_in_sqlite.ts)', () => {
   test('gives the same bytes as the service on random pages, then times both, as a short run', async () => {
-    const run = Bun.spawn(
-      [process.execPath, join(ROOT, 'bench/page_in_sqlite.ts'), '--rounds', '1', '--iterations', '50', '--pets', '500'],
-      { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
-    )
-    const [output, errors, code] = await Promise.all([
-      new Response(run.stdout).text(),
-      new Response(run.stderr).text(),
-      run.exited,
-    ])
-    expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+    const output = await shortRun('bench/page_in_sqlite.ts')
     expect(output).toMatch(/\n {2}rows {5}\d+\.\d\d \[/)
     expect(output).toMatch(/\n {2}in SQL {3}\d+\.\d\d \[/)
   }, 60_000)
