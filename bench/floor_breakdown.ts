@@ -15,6 +15,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
+import { FLOOR_SHAPES } from './elysia_floor'
 import { exhaustFreeKey, recordAnswer } from './lib/load'
 import { canPin, pinSelf } from './lib/processes'
 import { SCENARIOS } from './lib/scenarios'
@@ -23,7 +24,6 @@ import { BenchServers, type Running } from './lib/servers'
 import { type Contender, measureSideBySide, sideBySideTable } from './lib/side_by_side'
 import { hasWrk } from './lib/wrk'
 
-const SHAPES = ['async', 'query', 'hooks', 'wrap', 'server'] as const
 /** The scenarios where SQLite works on every request, and what it does: they get a raw Bun + SQLite row. */
 const STORE_WORK: Record<string, string> = { 'cold list': 'raw Bun + SQLite read', create: 'raw Bun + SQLite commit' }
 const { values } = parseArgs({
@@ -82,8 +82,8 @@ try {
         { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
         ...(storeWork === undefined ? [] : [await storeBaseline(storeWork)]),
         await floor('Elysia floor', []),
-        ...(await Promise.all(SHAPES.map((shape) => floor(`floor + ${shape}`, [shape])))),
-        await floor('floor + all five', SHAPES),
+        ...(await Promise.all(FLOOR_SHAPES.map((shape) => floor(`floor + ${shape}`, [shape])))),
+        await floor('floor + all five', FLOOR_SHAPES),
         { name: 'Animal Store', url: service.url, pid: service.pid, kind: 'service' },
       ]
       console.error(`floor breakdown: ${scenario.name}, ${options.rounds} rounds`)
