@@ -4,8 +4,10 @@
 //
 // With BASELINE_PETS naming a copy of the bench's pets, it does the store's
 // part of the work and nothing else, with the same headers: a GET's page is
-// read from SQLite with the service's query (`limit`, `status`, `after`) and
-// sent through JSON.stringify; a POST's pet is inserted, the inserts of one
+// read from SQLite with the service's statement (`limit`, `status`, `after`)
+// and sent through JSON.stringify. It reads the page's rows only, where the
+// service reads one more to know whether a next page follows, so it is, if
+// anything, a row cheaper. A POST's pet is inserted, the inserts of one
 // event-loop turn in one transaction with `synchronous = FULL` (the service's
 // group commit and default durability), and answered once committed. That is
 // the least a Bun server on bun:sqlite spends on a page SQLite reads every

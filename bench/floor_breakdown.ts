@@ -7,7 +7,7 @@
 // What the floor with every shape leaves to the service is its own work.
 // On the cold list and create, one more: raw Bun doing the store's work and
 // nothing else (bench/baseline_server.ts with BASELINE_PETS: the page read
-// with the service's query, or the pet inserted with the service's group
+// with the service's statement, or the pet inserted with the service's group
 // commit and durability), the least a Bun server on bun:sqlite spends there.
 //
 //   bun bench/floor_breakdown.ts [--only "hot list,429 path"] [--rounds 5] [--duration 5] [--pets 20000]
