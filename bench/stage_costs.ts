@@ -21,6 +21,7 @@ import { authenticate } from '../src/auth/authenticate'
 import { KnownCredentials } from '../src/auth/known_credentials'
 import { DataVersionWatcher } from '../src/db/data_version'
 import { openDatabase } from '../src/db/sqlite'
+import { browserSafety } from '../src/http/browser_safety'
 import { Callers } from '../src/http/callers'
 import { entityTag } from '../src/http/conditional'
 import { requestLog } from '../src/http/request_log'
@@ -107,9 +108,15 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
   const floor = floorApp(recorded)
   const floorWithQuery = floorApp(recorded, new Set(['query']))
   const callers = new Callers()
+  // The steps of the wrap around every response (http/every_response.ts), each on an answer without its headers.
+  const safetyStep = browserSafety({ https: false })
+  const idStep = requestLog({ logger: createLogger('warn', () => {}), callers })
   const logStep = requestLog({ logger: createLogger('info', () => {}), callers })
+  const bare = Object.fromEntries(
+    recorded.headers.filter(([name]) => !['x-request-id', 'x-content-type-options', 'cache-control'].includes(name)),
+  )
+  const answer = () => new Response(body, { status: recorded.status, headers: bare })
   const logged = request()
-  const loggedResponse = new Response(body, { status: recorded.status, headers: answerHeaders })
   const cases: Record<string, () => unknown> = {
     [WHOLE]: () => app.handle(request()),
     'Elysia floor: the same answer, no work': () => floor.handle(request()),
@@ -130,7 +137,11 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
   cases[`Response with the answer's ${recorded.headers.length} headers`] = () =>
     new Response(body, { status: recorded.status, headers: answerHeaders })
   cases['Response with no headers'] = () => new Response(body, { status: recorded.status })
-  cases['request log line (LOG_LEVEL=info)'] = () => logStep.finish(logged, loggedResponse, logStep.start(logged))
+  cases["that Response without the wrap's three headers"] = answer
+  cases['+ browser-safety step (nosniff, Cache-Control)'] = () => safetyStep.finish(logged, answer(), undefined)
+  cases['+ request-id step (LOG_LEVEL=warn: no line)'] = () => idStep.finish(logged, answer(), idStep.start(logged))
+  cases['+ request-log step with its line (LOG_LEVEL=info)'] = () =>
+    logStep.finish(logged, answer(), logStep.start(logged))
   return cases
 }
 
