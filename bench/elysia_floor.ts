@@ -13,7 +13,7 @@
 //   query   the route validates limit/status/after with the service's schema and transform
 //   hooks   two more onRequest hooks (a path check, a walk over the request headers) and an onError
 //   wrap    a wrap that sets a header on the response, as the request log does
-//   server  served by a Bun.serve of its own calling app.fetch, as src/server.ts does,
+//   server  served by a Bun.serve of its own calling app.fetch, as src/http/listener.ts does,
 //           instead of Elysia's listen (which routes in Bun's native router)
 //
 //   [FLOOR_WITH=async,query,...] bun bench/elysia_floor.ts RESPONSE.json   (prints "floor listening on PORT")

@@ -31,7 +31,7 @@ const iterations = Number(values.iterations)
 
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-keys-bench-'))
 const db = openDatabase(join(dir, 'bench.sqlite'))
-// As stores.ts composes them: one watcher for the key map and the page cache.
+// As backends.ts composes them: one watcher for the key map and the page cache.
 const watcher = new DataVersionWatcher(db)
 const keys = new SqliteKeyStore(db, { watcher })
 const pets = new CachedPetStore(new SqlitePetStore(db), watcher)

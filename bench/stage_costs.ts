@@ -52,7 +52,7 @@ const petCount = Number(values.pets)
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-stages-'))
 const file = join(dir, 'bench.sqlite')
 const benchKeys = await seedDatabase(file, petCount)
-// As stores.ts composes them for a server on SQLite: one watcher for the key map and the page cache.
+// As backends.ts composes them for a server on SQLite: one watcher for the key map and the page cache.
 const db = openDatabase(file)
 const watcher = new DataVersionWatcher(db)
 const keys = new SqliteKeyStore(db, { watcher })

@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia'
 import { apiGuard } from './auth/guard'
+import type { CorsOrigins } from './config'
 import { FaultLog } from './db/fault_log'
 import { docsRoutes } from './docs/routes'
-import { errorMapper } from './errors'
-import { healthRoutes } from './health/routes'
+import { type HealthChecks, healthChecks, healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
 import { browserSafety } from './http/browser_safety'
 import { Callers } from './http/callers'
-import { type CorsOrigins, cors } from './http/cors'
+import { cors } from './http/cors'
+import { errorMapper } from './http/error_mapper'
 import { everyResponse, type ResponseStep } from './http/every_response'
 import { requestBounds } from './http/request_bounds'
 import { requestLog } from './http/request_log'
@@ -50,6 +51,8 @@ export interface AppDeps {
   corsOrigins?: CorsOrigins
   /** The Prometheus metrics (with ADMIN_PORT); when absent, no request does any metrics work. */
   metrics?: ServiceMetrics
+  /** What `/health` asks; the pet store and the limiter when absent (the server passes the checks its admin listener shares). */
+  health?: HealthChecks
   /** Whether requests come over HTTPS (their URLs start with `https://`, every answer says Strict-Transport-Security); plain HTTP when absent. */
   https?: boolean
 }
@@ -67,7 +70,7 @@ export function createApp(deps: AppDeps) {
   // Elysia finds the path by searching for "/" from a fixed index: 7 with standardHostname off (right after
   // "http://", so any Host works), 11 with it on (after "https://" and a host of at least three characters:
   // from 7 it would find the second slash of "https://"). Over HTTPS a shorter Host is refused at the
-  // listener (server.ts).
+  // listener (http/listener.ts).
   const app = new Elysia({ normalize: false, handler: { standardHostname: deps.https === true } })
   const callers = new Callers()
   const { logger } = deps
@@ -137,8 +140,6 @@ export function createApp(deps: AppDeps) {
       )
       .use(rateLimitRoutes({ limiter, callers, clock }))
       .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
-      .use(
-        healthRoutes({ databaseAnswers: () => deps.pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }),
-      )
+      .use(healthRoutes(deps.health ?? healthChecks(deps.pets, limiter)))
   )
 }

@@ -1,4 +1,3 @@
-import type { CorsOrigins } from './http/cors'
 import { LOG_LEVELS, type LogLevel } from './log'
 
 /**
@@ -12,6 +11,9 @@ export type Synchronous = (typeof SYNCHRONOUS_MODES)[number]
 /** What the shared limiter does while Redis cannot be asked: `open` counts per instance, `closed` answers 503. */
 export const REDIS_FAILURE_MODES = ['open', 'closed'] as const
 export type RedisFailureMode = (typeof REDIS_FAILURE_MODES)[number]
+
+/** Which origins may call the API from a browser (CORS_ORIGINS): every one (`*`), or exactly these serialized origins. */
+export type CorsOrigins = '*' | readonly string[]
 
 /** The value each environment variable has when it is unset; the CLI usage quotes them. */
 export const ENV_DEFAULTS = {

@@ -1,4 +1,4 @@
-import { redactApiKeys } from './keys/api_key'
+import { redactApiKeys } from './key_shape'
 
 /** How much the service logs, from everything to nothing (LOG_LEVEL). */
 export const LOG_LEVELS = ['debug', 'info', 'warn', 'error', 'silent'] as const

@@ -1,6 +1,6 @@
 // The only executable. It exports nothing: `bun build --compile --bytecode`
 // would otherwise try to serve an exported app itself.
-import { runCli } from './cli'
+import { runCli } from './cli/commands'
 import type { RunningService } from './server'
 
 const argv = process.argv.slice(2)

@@ -1,4 +1,5 @@
-import { bearerToken, isWellFormedApiKey } from '../keys/api_key'
+import { isWellFormedApiKey } from '../key_shape'
+import { bearerToken } from '../keys/api_key'
 import type { ApiKey, KeyStore } from '../keys/store'
 import type { KnownCredentials } from './known_credentials'
 

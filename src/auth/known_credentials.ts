@@ -1,4 +1,5 @@
-import { bearerToken, hashApiKey, isWellFormedApiKey } from '../keys/api_key'
+import { isWellFormedApiKey } from '../key_shape'
+import { bearerToken, hashApiKey } from '../keys/api_key'
 
 /** How many `Authorization` values are remembered; past this the memory starts afresh. */
 export const KNOWN_CREDENTIALS_KEPT = 4096

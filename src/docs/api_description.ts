@@ -1,4 +1,4 @@
-import { ERROR_CODES } from '../errors'
+import { ERROR_CODES } from '../http/errors'
 import { kib, MAX_BODY_BYTES } from '../http/limits'
 import { describePlans } from '../keys/plans'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/deprecation'

@@ -1,13 +1,13 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { ErrorSchema } from '../errors'
+import { ErrorSchema } from '../http/errors'
 import { MAX_BODY_BYTES } from '../http/limits'
 import { API_PREFIX } from '../http/url'
-import { NewPet, Pet, PetStatus } from '../pets/schema'
+import { errorResponse, HEADERS, PARAMETERS, RESPONSES, ref, response, type SharedResponse } from '../openapi/responses'
+import { MAX_LIMIT, NewPet, Pet, PetStatus } from '../pets/schema'
 import { RateLimitStatus } from '../ratelimit/schema'
 import { API_DESCRIPTION } from './api_description'
-import { HEADERS, PARAMETERS, RESPONSES, ref, response } from './responses'
 
 type Document = OpenAPIV3_1.Document
 type Operation = OpenAPIV3_1.OperationObject
@@ -74,7 +74,12 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
       },
       headers: HEADERS,
       parameters: PARAMETERS,
-      responses: RESPONSES,
+      responses: {
+        InvalidRequest: errorResponse(['invalid_request'], {
+          example: `"limit" must be an integer from 1 to ${MAX_LIMIT}`,
+        }),
+        ...RESPONSES,
+      } satisfies Record<SharedResponse, unknown>,
     },
   })
 }

@@ -1,12 +1,18 @@
 import { Elysia } from 'elysia'
 import type { Awaitable } from '../awaitable'
-import { refuse } from '../errors'
-import type { LimiterHealth } from '../ratelimit/limiter'
+import { refuse } from '../http/errors'
+import type { PetStore } from '../pets/store'
+import type { LimiterHealth, RateLimiter } from '../ratelimit/limiter'
 
 /** What `/health` asks. */
 export interface HealthChecks {
   databaseAnswers: () => Awaitable<boolean>
   limiterHealth: () => Awaitable<LimiterHealth>
+}
+
+/** The checks of a service's database and limiter: a limiter that cannot tell is `ok`. */
+export function healthChecks(pets: Pick<PetStore, 'answers'>, limiter: Pick<RateLimiter, 'health'>): HealthChecks {
+  return { databaseAnswers: () => pets.answers(), limiterHealth: () => limiter.health?.() ?? 'ok' }
 }
 
 /**

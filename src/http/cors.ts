@@ -1,8 +1,6 @@
 import { Elysia } from 'elysia'
+import type { CorsOrigins } from '../config'
 import { isApiUrl, isPath } from './url'
-
-/** Which origins may call the API from a browser: every one (`*`), or exactly these serialized origins. */
-export type CorsOrigins = '*' | readonly string[]
 
 /** What a page on another origin may send: the methods of `/v1` and the request headers the service reads. */
 export const CORS_ALLOW_METHODS = 'GET, HEAD, POST'

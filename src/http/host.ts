@@ -1,4 +1,4 @@
-import { errorBody } from '../errors'
+import { errorBody } from './errors'
 
 /**
  * What the listener does with a request's `Host` before the app sees it

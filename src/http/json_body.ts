@@ -1,4 +1,4 @@
-import { HttpError } from '../errors'
+import { HttpError } from './errors'
 import { MAX_BODY_BYTES } from './limits'
 
 const utf8 = new TextDecoder('utf-8', { fatal: true })

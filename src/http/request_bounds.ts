@@ -1,5 +1,5 @@
 import { Elysia } from 'elysia'
-import { HttpError } from '../errors'
+import { HttpError } from './errors'
 import { MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './limits'
 import { pathStart } from './url'
 

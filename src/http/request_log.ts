@@ -1,4 +1,4 @@
-import { containsApiKey } from '../keys/api_key'
+import { containsApiKey } from '../key_shape'
 import type { Logger } from '../log'
 import type { Callers } from './callers'
 import type { ResponseStep } from './every_response'

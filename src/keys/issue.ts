@@ -1,4 +1,5 @@
 import { generateApiKey, hashApiKey } from './api_key'
+import { PLAN_LIMITS } from './plans'
 import type { ApiKey, KeyStore, NewApiKey } from './store'
 
 /** A key just made: its record, and the secret, which exists only here and is never stored. */
@@ -23,4 +24,38 @@ export async function issueFirstKey(store: KeyStore, key: NewApiKey): Promise<Is
   const secret = generateApiKey()
   const created = await store.createFirst(hashApiKey(secret), key)
   return created && { key: created, secret }
+}
+
+/**
+ * At a server's start: on a database with no keys, makes one Free key and
+ * shows it once through `say`, as Elasticsearch does with its first password;
+ * on one with keys, says how to make another (a key that was made but never
+ * seen is then easy to replace).
+ */
+export async function announceFirstKey(keys: KeyStore, say: (text: string) => void): Promise<void> {
+  const issued = await issueFirstKey(keys, { name: 'first key', plan: 'free', ...PLAN_LIMITS.free })
+  if (issued === undefined) {
+    say(`API keys exist; to make another: ${KEY_COMMANDS.source}, or ${KEY_COMMANDS.binary}`)
+    return
+  }
+  const { key, secret } = issued
+  say(
+    [
+      '',
+      `No API keys yet, so one Free key (id ${key.id}) was created. It is shown only this once:`,
+      '',
+      `  ${secret}`,
+      '',
+      `Call the API with "Authorization: Bearer <key>". Make more keys with`,
+      `  ${KEY_COMMANDS.source}     (from the source tree)`,
+      `  ${KEY_COMMANDS.binary}   (with the binary)`,
+      '',
+    ].join('\n'),
+  )
+}
+
+/** How to make a key, from the source tree and with the binary. */
+const KEY_COMMANDS = {
+  source: 'npm run keys -- create --plan pro --name NAME',
+  binary: 'animal-store keys create --plan pro --name NAME',
 }

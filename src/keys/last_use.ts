@@ -1,5 +1,5 @@
 import type { Logger } from '../log'
-import { MINUTE_MS } from '../ratelimit/windows'
+import { MINUTE_MS } from '../time'
 import type { ApiKey, KeyStore } from './store'
 
 /**

@@ -1,6 +1,7 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import { type HealthChecks, healthRoutes } from '../health/routes'
+import { listenError } from '../http/listener'
 import type { ServiceMetrics } from './metrics'
 
 /** Where the admin listener binds, and what it serves. */
@@ -15,7 +16,8 @@ export interface AdminListenerOptions {
  * The second listener (ADMIN_PORT, on ADMIN_HOST), apart from the public
  * port as PostgREST's admin server is: `GET /metrics` in Prometheus' text
  * format and the same `GET /health` as the public port. Plain HTTP, no key:
- * bind it to loopback or a private network.
+ * bind it to loopback or a private network. A port it cannot take is thrown
+ * as a ConfigError naming ADMIN_PORT or ADMIN_HOST.
  */
 export function startAdminListener({ host, port, metrics, health }: AdminListenerOptions): Server<undefined> {
   const app = new Elysia({ name: 'admin' })
@@ -24,5 +26,9 @@ export function startAdminListener({ host, port, metrics, health }: AdminListene
       return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })
     })
     .use(healthRoutes(health))
-  return Bun.serve({ port, hostname: host, reusePort: false, fetch: (request) => app.fetch(request) })
+  try {
+    return Bun.serve({ port, hostname: host, reusePort: false, fetch: (request) => app.fetch(request) })
+  } catch (error) {
+    throw listenError(error, { port, host, portVariable: 'ADMIN_PORT', hostVariable: 'ADMIN_HOST' })
+  }
 }

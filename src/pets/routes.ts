@@ -1,5 +1,13 @@
 import { type Context, Elysia } from 'elysia'
 import type { Awaitable } from '../awaitable'
+import type { Callers } from '../http/callers'
+import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
+import { entityTag, ifNoneMatchMatches } from '../http/conditional'
+import { type ErrorBody, HttpError } from '../http/errors'
+import { integerFromText } from '../http/integer_text'
+import { parseJsonBody } from '../http/json_body'
+import { API_PREFIX, baseUrl } from '../http/url'
+import { containsApiKey } from '../key_shape'
 import {
   errorResponse,
   header,
@@ -8,15 +16,7 @@ import {
   ref,
   response,
   responseWithHeaders,
-} from '../docs/responses'
-import { type ErrorBody, HttpError } from '../errors'
-import type { Callers } from '../http/callers'
-import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
-import { entityTag, ifNoneMatchMatches } from '../http/conditional'
-import { integerFromText } from '../http/integer_text'
-import { parseJsonBody } from '../http/json_body'
-import { API_PREFIX, baseUrl } from '../http/url'
-import { containsApiKey } from '../keys/api_key'
+} from '../openapi/responses'
 import type { SettleQuota } from '../ratelimit/settle'
 import { GET_PET_SUNSET } from './deprecation'
 import { bodyHash } from './idempotency'

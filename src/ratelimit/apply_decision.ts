@@ -1,7 +1,8 @@
-import { type ErrorBody, refuse } from '../errors'
+import { type ErrorBody, refuse } from '../http/errors'
 import type { Limits } from '../keys/plans'
+import { DAY_MS, MINUTE_MS } from '../time'
 import type { RateDecision } from './decision'
-import { BAN_DURATION_TEXT, DAY_MS, MINUTE_MS } from './windows'
+import { BAN_DURATION_TEXT } from './windows'
 
 /** The part of Elysia's context a decision writes to. */
 export interface ResponseSet {

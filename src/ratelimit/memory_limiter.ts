@@ -1,10 +1,11 @@
 import { type Limits, PLAN_LIMITS } from '../keys/plans'
+import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, type RateDecision, refused, type Usage } from './decision'
 import type { RateLimiter, Subject } from './limiter'
 import { RecentSubjects } from './recent_subjects'
 import type { LimiterSnapshot, SnapshotSource } from './snapshot'
 import { isKeySubject } from './subject'
-import { BAN_MS, DAY_MS, MINUTE_MS } from './windows'
+import { BAN_MS } from './windows'
 
 // A subject's counters, packed into one number (exact below 2^53) so that a
 // flood of distinct addresses costs one map entry each: from high to low,

@@ -2,9 +2,10 @@ import { RedisClient } from 'bun'
 import type { RedisFailureMode } from '../config'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
+import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
 import type { LimiterHealth, RateLimiter, Subject } from './limiter'
-import { BAN_MS, DAY_MS, MINUTE_MS } from './windows'
+import { BAN_MS } from './windows'
 
 /**
  * One request, counted atomically in one round trip. KEYS: the ban, the

@@ -1,7 +1,7 @@
 import { Elysia } from 'elysia'
-import { jsonResponse, operationResponses, ref } from '../docs/responses'
 import type { Callers } from '../http/callers'
 import { API_PREFIX } from '../http/url'
+import { jsonResponse, operationResponses, ref } from '../openapi/responses'
 import { applyRateDecision } from './apply_decision'
 import { describeUsage, limiterUnavailable, quotaStatus } from './decision'
 import type { RateLimiter } from './limiter'

@@ -1,6 +1,6 @@
 import type { Awaitable } from '../awaitable'
-import type { ErrorBody } from '../errors'
 import type { Callers } from '../http/callers'
+import type { ErrorBody } from '../http/errors'
 import { applyRateDecision, type ResponseSet } from './apply_decision'
 import { describeUsage, type RateDecision, type Usage } from './decision'
 import type { RateLimiter } from './limiter'

@@ -1,7 +1,5 @@
-/** Length of the short window: the clock minute. */
-export const MINUTE_MS = 60_000
-/** Length of the long window: the UTC day (epoch milliseconds count UTC days exactly). */
-export const DAY_MS = 86_400_000
+import { DAY_MS, MINUTE_MS } from '../time'
+
 /** How long a subject that keeps hammering after 429s is refused outright. */
 export const BAN_MS = 15 * MINUTE_MS
 /** BAN_MS in words, for messages and documents. */

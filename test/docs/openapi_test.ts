@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import SwaggerParser from '@apidevtools/swagger-parser'
-import { ERROR_CODES, type ErrorCode } from '../../src/errors'
+import { ERROR_CODES, type ErrorCode } from '../../src/http/errors'
 import { describePlans } from '../../src/keys/plans'
 import { BAN_DURATION_TEXT } from '../../src/ratelimit/windows'
 import { describeEachStore, json, makeTestApp, tempDir } from '../helpers'

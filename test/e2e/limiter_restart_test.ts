@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
 import { SNAPSHOT_INTERVAL_MS } from '../../src/ratelimit/snapshot'
-import { MINUTE_MS } from '../../src/ratelimit/windows'
+import { MINUTE_MS } from '../../src/time'
 import { type FreshServer, type ServerProcess, startFreshServer, startServer } from './process_helpers'
 
 /** Waits, if needed, until at least `seconds` of the current minute are left, so a test stays in one window. */

@@ -5,7 +5,7 @@ import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
-import { MINUTE_MS } from '../../src/ratelimit/windows'
+import { MINUTE_MS } from '../../src/time'
 
 interface Sample {
   window: number

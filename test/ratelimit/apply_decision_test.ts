@@ -6,7 +6,7 @@ import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
-import { MINUTE_MS } from '../../src/ratelimit/windows'
+import { MINUTE_MS } from '../../src/time'
 import { BASE, describeEachStore, expectError, FREE, makeTestApp, tempDir } from '../helpers'
 
 // A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.

@@ -1,7 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import type { Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
-import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
+import { BAN_MS } from '../../src/ratelimit/windows'
+import { DAY_MS, MINUTE_MS } from '../../src/time'
 
 const free = { rpm: 60, rpd: 1000 }
 // 2026-11-21T10:00:00Z: a minute boundary, far from midnight.

@@ -2,7 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import type { Limits } from '../../src/keys/plans'
 import type { RateLimiter } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
-import { MINUTE_MS } from '../../src/ratelimit/windows'
+import { MINUTE_MS } from '../../src/time'
 import { cleanupsAfterEach } from '../helpers'
 import { redisTestLimiter, SHARED_STORES } from '../shared_services'
 

@@ -1,5 +1,6 @@
 import { expect, test } from 'bun:test'
-import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
+import { BAN_MS } from '../../src/ratelimit/windows'
+import { DAY_MS, MINUTE_MS } from '../../src/time'
 import { describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
 
 // A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.

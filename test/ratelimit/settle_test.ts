@@ -1,7 +1,7 @@
 import { expect, test } from 'bun:test'
 import { StoreUnavailableError } from '../../src/db/store_unavailable'
 import type { PetStore } from '../../src/pets/store'
-import { MINUTE_MS } from '../../src/ratelimit/windows'
+import { MINUTE_MS } from '../../src/time'
 import { describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
 
 // Redis expires a window's keys at its end: the test clock must be ahead of Redis's.

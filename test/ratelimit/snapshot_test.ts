@@ -4,7 +4,8 @@ import { createLogger } from '../../src/log'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { keepLimiterState, type LimiterSnapshot, type LimiterStateStore } from '../../src/ratelimit/snapshot'
 import { SqliteLimiterStateStore } from '../../src/ratelimit/sqlite_state_store'
-import { BAN_MS, DAY_MS, MINUTE_MS } from '../../src/ratelimit/windows'
+import { BAN_MS } from '../../src/ratelimit/windows'
+import { DAY_MS, MINUTE_MS } from '../../src/time'
 
 const free = { rpm: 60, rpd: 1000 }
 const big = { rpm: 5000, rpd: 5_000_000 }

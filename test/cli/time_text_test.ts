@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { parseDuration, parseExpiry } from '../../src/keys/time_text'
+import { parseDuration, parseExpiry } from '../../src/cli/time_text'
 
 const NOW = Date.parse('2026-11-23T14:00:00.000Z')
 const iso = (text: string) => new Date(parseExpiry(text, NOW)).toISOString()

@@ -1,7 +1,7 @@
 import { describe, expect, test } from 'bun:test'
-import { ERROR_CODES, type ErrorCode, errorBody, HttpError } from '../src/errors'
-import type { PetStore } from '../src/pets/store'
-import { describeEachStore, expectError, makeTestApp } from './helpers'
+import { ERROR_CODES, type ErrorCode, errorBody, HttpError } from '../../src/http/errors'
+import type { PetStore } from '../../src/pets/store'
+import { describeEachStore, expectError, makeTestApp } from '../helpers'
 
 // One test per row of decisions.md's error table that this service answers today.
 describeEachStore('Error bodies', () => {

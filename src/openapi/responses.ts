@@ -1,8 +1,7 @@
 import type { DocumentDecoration } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { ERROR_CODES, type ErrorCode } from '../errors'
+import { ERROR_CODES, type ErrorCode } from '../http/errors'
 import { MAX_BODY_BYTES } from '../http/limits'
-import { MAX_LIMIT } from '../pets/schema'
 
 type Header = OpenAPIV3_1.HeaderObject
 type HeaderOrRef = Header | OpenAPIV3_1.ReferenceObject
@@ -154,9 +153,12 @@ export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: Error
   }
 }
 
-/** Error responses that several operations give, as document components. */
+/**
+ * Error responses that several operations give, as document components.
+ * One more, `InvalidRequest`, has an example the document takes from the
+ * pets' page size, so docs/openapi.ts adds it (SharedResponse names it).
+ */
 export const RESPONSES = {
-  InvalidRequest: errorResponse(['invalid_request'], { example: `"limit" must be an integer from 1 to ${MAX_LIMIT}` }),
   Unauthorized: errorResponse(['unauthorized'], {
     example: 'The API key is unknown or revoked',
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
@@ -201,8 +203,11 @@ export const PARAMETERS = {
   },
 } satisfies Record<string, OpenAPIV3_1.ParameterObject>
 
-/** A reference to one of RESPONSES. */
-export function response(name: keyof typeof RESPONSES): OpenAPIV3_1.ReferenceObject {
+/** The name of a shared response component: one of RESPONSES, or `InvalidRequest`. */
+export type SharedResponse = keyof typeof RESPONSES | 'InvalidRequest'
+
+/** A reference to a shared response component. */
+export function response(name: SharedResponse): OpenAPIV3_1.ReferenceObject {
   return ref('responses', name)
 }
 

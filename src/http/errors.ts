@@ -1,13 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
-import { Elysia, type ValidationError } from 'elysia'
-import type { Awaitable } from './awaitable'
-import { StorageFaultError, StoreUnavailableError } from './db/store_unavailable'
-import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './http/limits'
-import { describeValidationError } from './http/validation_message'
-import { redactApiKeys } from './keys/api_key'
-
-/** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
-export const STORAGE_RETRY_AFTER_SECONDS = 5
+import { redactApiKeys } from '../key_shape'
+import { kib, MAX_BODY_BYTES, MAX_HEADER_BYTES, MAX_HEADER_FIELDS, MAX_TARGET_BYTES } from './limits'
 
 /**
  * Every Error code the API answers with: its HTTP status and what it means.
@@ -105,76 +98,4 @@ export class HttpError extends Error {
     this.name = 'HttpError'
     this.status = ERROR_CODES[code].status
   }
-}
-
-/** What the error mapper needs from the rest of the app. */
-export interface ErrorMapperOptions {
-  /** The `Allow` value for a known path, or undefined when no route has that path. */
-  allowedMethods(path: string): string | undefined
-  /** Called with anything unexpected before it is answered with a bare 500. */
-  reportUnexpected(error: unknown): void
-  /** Called when a request is answered 503 because the database does not answer or its storage failed. */
-  storeUnavailable?(error: StoreUnavailableError): void
-  /**
-   * Called with the status before any error is answered, headers still open
-   * (the quota settlement); the answer waits for it, and an Error body it
-   * returns (and the status it sets) is answered instead.
-   */
-  settle?(
-    request: Request,
-    set: { headers: Record<string, string | number>; status?: number | string },
-    status: number,
-  ): Awaitable<ErrorBody | undefined>
-}
-
-/**
- * The one error mapper: every failure Elysia or our code raises becomes an
- * Error body. Registered first and globally so it also sees validation errors.
- */
-export function errorMapper(options: ErrorMapperOptions) {
-  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, path, request, set }) => {
-    const failure = toHttpError(code, error, path, options)
-    set.status = failure.status
-    if (failure.headers) Object.assign(set.headers, failure.headers)
-    const body = errorBody(failure.code, failure.message)
-    const settled = options.settle?.(request, set, failure.status)
-    return settled instanceof Promise ? settled.then((instead) => instead ?? body) : (settled ?? body)
-  })
-}
-
-function toHttpError(code: string | number, error: unknown, path: string, options: ErrorMapperOptions): HttpError {
-  if (error instanceof HttpError) return error
-  if (error instanceof StorageFaultError) {
-    options.storeUnavailable?.(error)
-    return new HttpError(
-      'storage_unavailable',
-      'The server cannot use its storage right now; nothing was written; retry shortly',
-      { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
-    )
-  }
-  if (error instanceof StoreUnavailableError) {
-    options.storeUnavailable?.(error)
-    return new HttpError('unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
-  }
-  switch (code) {
-    case 'PARSE': {
-      const cause = (error as Error).cause
-      if (cause instanceof HttpError) return cause
-      return new HttpError('invalid_request', 'Request body is not valid JSON')
-    }
-    case 'VALIDATION': {
-      const validation = error as ValidationError
-      // A response that fails its own schema is our bug, never the client's.
-      if (validation.type === 'response') break
-      return new HttpError('invalid_request', describeValidationError(validation))
-    }
-    case 'NOT_FOUND': {
-      const allow = options.allowedMethods(path)
-      if (allow)
-        return new HttpError('method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
-      return new HttpError('not_found', `No resource at ${path}`)
-    }
-  }
-  options.reportUnexpected(error)
-  return new HttpError('internal_error', 'Internal server error')
 }

@@ -1,8 +1,8 @@
-import { EXIT_FAILED, type Io, parseCommandLine, UsageError } from '../command_line'
-import { generateApiKey, hashApiKey } from './api_key'
-import { issueKey } from './issue'
-import { isPlan, type Limits, limitsFor, PLANS, type Plan } from './plans'
-import { ACCESS_LEVELS, type Access, type ApiKey, KEY_CHANGE_SEEN_WITHIN_MS, type KeyStore } from './store'
+import { generateApiKey, hashApiKey } from '../keys/api_key'
+import { issueKey } from '../keys/issue'
+import { isPlan, type Limits, limitsFor, PLANS, type Plan } from '../keys/plans'
+import { ACCESS_LEVELS, type Access, type ApiKey, KEY_CHANGE_SEEN_WITHIN_MS, type KeyStore } from '../keys/store'
+import { EXIT_FAILED, type Io, parseCommandLine, UsageError } from './command_line'
 import { parseDuration, parseExpiry } from './time_text'
 
 /** The key store a command works on, and how to release it (the service's Stores are one). */

@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { runCli } from '../../src/cli'
-import { EXIT_FAILED, EXIT_USAGE, type Io } from '../../src/command_line'
+import { EXIT_FAILED, EXIT_USAGE, type Io } from '../../src/cli/command_line'
+import { runCli } from '../../src/cli/commands'
+import { DEFAULT_GRACE, type KeysCommandContext, runKeysCommand } from '../../src/cli/keys_commands'
 import { openDatabase } from '../../src/db/sqlite'
-import { DEFAULT_GRACE, type KeysCommandContext, runKeysCommand } from '../../src/keys/cli'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import type { ApiKey } from '../../src/keys/store'
 

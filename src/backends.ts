@@ -7,12 +7,19 @@ import { closeDatabase, ForeignWalError } from './db/wal_ownership'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
 import { SqliteKeyStore } from './keys/sqlite_store'
 import type { KeyStore } from './keys/store'
+import type { Logger } from './log'
+import { meteredLimiter } from './metrics/metered_limiter'
 import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
 import { SqlitePetStore } from './pets/sqlite_store'
 import type { PetStore } from './pets/store'
+import type { RateLimiter } from './ratelimit/limiter'
+import { MemoryRateLimiter } from './ratelimit/memory_limiter'
+import { RedisRateLimiter } from './ratelimit/redis_limiter'
 import type { LimiterStateStore } from './ratelimit/snapshot'
 import { SqliteLimiterStateStore } from './ratelimit/sqlite_state_store'
+
+// Every backend of a running service is chosen here: the stores by DATABASE_URL, the limiter by REDIS_URL.
 
 /** Where pets and keys live, opened together; `close` releases the database. */
 export interface Stores {
@@ -104,4 +111,42 @@ function openSqliteOrExplain(path: string, open: () => Database): Database {
     const reason = typeof code === 'string' && code.startsWith('SQLITE_') ? ` (${code})` : ''
     throw new StorageSettingError('DATABASE_PATH', `cannot open "${path}": ${(error as Error).message}${reason}`)
   }
+}
+
+/** The limiter a service counts with, and the in-memory one inside it. */
+export interface Limiters {
+  limiter: RateLimiter
+  /** The in-memory limiter: the limiter itself, or Redis's fallback; the metrics report its size. */
+  memory: MemoryRateLimiter
+}
+
+/** What opening the limiter needs besides the configuration. */
+export interface LimiterChoice {
+  logger: Logger
+  /** Where a line for the operator goes (the start-up lines, on stderr). */
+  say: (line: string) => void
+  /** Told of every request the fallback counts while Redis is out of reach (the metrics count them). */
+  fallbackCounted?: () => void
+}
+
+/**
+ * The in-memory limiter, or with REDIS_URL the shared one, which starts even
+ * while Redis is down (REDIS_FAILURE_MODE applies until it answers).
+ */
+export async function openLimiter(
+  config: Pick<Config, 'anonSubjectsMax' | 'redisUrl' | 'redisFailureMode' | 'redisKeyPrefix'>,
+  { logger, say, fallbackCounted }: LimiterChoice,
+): Promise<Limiters> {
+  const memory = new MemoryRateLimiter({ anonymousMax: config.anonSubjectsMax })
+  if (config.redisUrl === undefined) return { limiter: memory, memory }
+  const limiter = new RedisRateLimiter({
+    url: config.redisUrl,
+    failureMode: config.redisFailureMode,
+    prefix: config.redisKeyPrefix,
+    fallback: fallbackCounted === undefined ? memory : meteredLimiter(memory, fallbackCounted),
+    logger,
+  })
+  if (!(await limiter.connect()))
+    say(`Redis at REDIS_URL does not answer yet; until it does, REDIS_FAILURE_MODE=${config.redisFailureMode} applies`)
+  return { limiter, memory }
 }

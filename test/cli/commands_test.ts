@@ -1,8 +1,8 @@
 import { describe, expect, test } from 'bun:test'
-import { runCli, USAGE } from '../src/cli'
-import { EXIT_USAGE, type Io } from '../src/command_line'
-import { ENV_DEFAULTS } from '../src/config'
-import { describePlans, PLANS } from '../src/keys/plans'
+import { EXIT_USAGE, type Io } from '../../src/cli/command_line'
+import { runCli, USAGE } from '../../src/cli/commands'
+import { ENV_DEFAULTS } from '../../src/config'
+import { describePlans, PLANS } from '../../src/keys/plans'
 
 /** An Io that keeps what a command writes. */
 function capture() {

@@ -1,18 +1,18 @@
+import { openStores } from '../backends'
+import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from '../config'
+import { backupDatabase } from '../db/backup'
+import { restoreDatabase } from '../db/restore'
+import { openDatabase } from '../db/sqlite'
+import { closeDatabase } from '../db/wal_ownership'
+import { describePlans } from '../keys/plans'
+import type { ApiKey } from '../keys/store'
+import { createLogger } from '../log'
+import { MemoryRateLimiter } from '../ratelimit/memory_limiter'
+import { RedisRateLimiter } from '../ratelimit/redis_limiter'
+import { keySubject, quotaResetName } from '../ratelimit/subject'
+import { type RunningService, startService } from '../server'
 import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
-import { type Config, ConfigError, ENV_DEFAULTS, loadConfig, REDIS_FAILURE_MODES, SYNCHRONOUS_MODES } from './config'
-import { backupDatabase } from './db/backup'
-import { restoreDatabase } from './db/restore'
-import { openDatabase } from './db/sqlite'
-import { closeDatabase } from './db/wal_ownership'
-import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys/cli'
-import { describePlans } from './keys/plans'
-import type { ApiKey } from './keys/store'
-import { createLogger } from './log'
-import { MemoryRateLimiter } from './ratelimit/memory_limiter'
-import { RedisRateLimiter } from './ratelimit/redis_limiter'
-import { keySubject, quotaResetName } from './ratelimit/subject'
-import { type RunningService, startService } from './server'
-import { openStores } from './stores'
+import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys_commands'
 
 const defaults = ENV_DEFAULTS
 
@@ -55,7 +55,7 @@ export async function runCli(
     const [command, ...rest] = argv
     switch (command) {
       case 'serve':
-        return await startService(loadConfig(env), io, serveDbOption(rest))
+        return await startService(loadConfig(env), (line) => io.err(line), serveDbOption(rest))
       case 'keys': {
         const config = loadConfig(env)
         const done = await runKeysCommand(rest, {
