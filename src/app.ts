@@ -108,6 +108,7 @@ export function createApp(deps: AppDeps) {
           reportUnexpected: (error) => logger.error('unexpected error', errorFields(error)),
           // Our own 500 or 503 costs the caller no quota; a conditional GET's error answer is counted now.
           settle: settleQuota,
+          settlesAtOnce: limiter.answersAtOnce === true,
           storeUnavailable: (error) => {
             metrics?.databaseError()
             faults.report(error)

@@ -1,13 +1,14 @@
 import { Elysia } from 'elysia'
-import type { Awaitable } from '../awaitable'
+import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
-import { type ErrorBody, refuse } from '../http/errors'
+import { type ErrorBody, type ResponseSet, refuse } from '../http/errors'
+import { plainRequestHook } from '../http/plain_hook'
 import { isApiUrl, isPath } from '../http/url'
 import type { LastUseRecorder } from '../keys/last_use'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
-import { applyRateDecision, type ResponseSet } from '../ratelimit/apply_decision'
+import { applyRateDecision } from '../ratelimit/apply_decision'
 import { describeUsage, type RateDecision, type Usage } from '../ratelimit/decision'
 import type { RateLimiter } from '../ratelimit/limiter'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
@@ -122,7 +123,7 @@ export function apiGuard({
         set.headers['www-authenticate'] = challenge(authorization, expired)
         return refuse(set, 'unauthorized', refusalReason(authorization, expired))
       }
-      return decision instanceof Promise ? decision.then(finish) : finish(decision)
+      return andThen(decision, finish)
     }
     if (key === undefined) return count()
     callers.authenticated(request, key)
@@ -131,13 +132,10 @@ export function apiGuard({
     if (isQuotaCheck(request)) return
     if (key.access === 'read-only' && !READ_METHODS.has(request.method)) {
       // Counted like every answer to a valid key, then refused, unless the count refused it first.
-      const forbid = (refusal: ErrorBody | undefined) => refusal ?? refuseWrite(set)
-      const counted = count()
-      return counted instanceof Promise ? counted.then(forbid) : forbid(counted)
+      return andThen(count(), (refusal) => refusal ?? refuseWrite(set))
     }
     if (!isConditionalRead(request)) return count()
     // A conditional GET with quota left goes on uncounted; its answer decides (a 304 is free: ratelimit/settle.ts).
-    const looked = limiter.peek(keySubject(key), key, now)
     const decide = (usage: Usage | undefined): Awaitable<ErrorBody | undefined> => {
       const view = usage === undefined ? undefined : describeUsage(usage, key, now)
       // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.
@@ -146,36 +144,11 @@ export function apiGuard({
       callers.letThroughUncounted(request)
       return undefined
     }
-    return looked instanceof Promise ? looked.then(decide) : decide(looked)
+    return andThen(limiter.peek(keySubject(key), key, now), decide)
   }
-  return new Elysia({ name: 'api-guard' }).onRequest(limiter.answersAtOnce ? answeredAtOnce(check) : awaited(check))
+  // Plain with a limiter that answers at once, so Elysia compiles the chain without a promise (http/plain_hook.ts).
+  return new Elysia({ name: 'api-guard' }).onRequest(plainRequestHook(check, limiter.answersAtOnce === true))
 }
-
-/** What the guard reads and writes of Elysia's context. */
-type GuardContext = { request: Request; set: ResponseSet }
 
 /** The guard's decision for one request: a refusal to answer with, or undefined to let it through. */
 type GuardCheck = (request: Request, set: ResponseSet) => Awaitable<ErrorBody | undefined>
-
-/**
- * The guard as a hook Elysia calls as a plain function. Elysia compiles the
- * whole request chain as async when one `onRequest` hook is: an
- * `AsyncFunction`, or a source that reads like one (`async`, `await`,
- * `return f(` or `=> f(`: `isAsync` in elysia/compose). That chain cost the
- * Elysia floor's hot list 15–19 µs of CPU per request (bench/README.md), so with
- * a limiter that answers at once the hook is written to read as plain (and
- * as returning, which Elysia also reads from the source: `hasReturn`);
- * test/auth/guard_test.ts asks Elysia's own `isAsync`, and every refusal
- * test would fail if the return were not read.
- */
-function answeredAtOnce(check: GuardCheck) {
-  return ({ request, set }: GuardContext) => {
-    const refusal = check(request, set)
-    if (refusal !== undefined) return refusal
-  }
-}
-
-/** The guard as an async hook, which Elysia awaits: for a limiter that may answer later (Redis). */
-function awaited(check: GuardCheck) {
-  return async ({ request, set }: GuardContext) => await check(request, set)
-}

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { andThen } from '../awaitable'
 import type { CorsOrigins } from '../config'
 import { isApiUrl, isPath } from './url'
 
@@ -65,8 +66,7 @@ export function cors(origins: CorsOrigins) {
       headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)
       return response
     }
-    const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-    return result instanceof Promise ? result.then(finish) : finish(result)
+    return andThen((handle as unknown as (request: Request) => Response | Promise<Response>)(request), finish)
   })
 }
 

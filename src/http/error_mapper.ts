@@ -1,7 +1,8 @@
 import { Elysia, type ValidationError } from 'elysia'
-import type { Awaitable } from '../awaitable'
+import { type Awaitable, andThen } from '../awaitable'
 import { StorageFaultError, StoreUnavailableError } from '../db/store_unavailable'
 import { type ErrorBody, errorBody, HttpError } from './errors'
+import { type ErrorContext, plainErrorHook } from './plain_hook'
 import { describeValidationError } from './validation_message'
 
 /** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
@@ -25,6 +26,8 @@ export interface ErrorMapperOptions {
     set: { headers: Record<string, string | number>; status?: number | string },
     status: number,
   ): Awaitable<ErrorBody | undefined>
+  /** Whether `settle` always answers at once (the in-memory limiter): the mapper is then a plain hook (plain_hook.ts). */
+  settlesAtOnce: boolean
 }
 
 /**
@@ -32,14 +35,15 @@ export interface ErrorMapperOptions {
  * Error body. Registered first and globally so it also sees validation errors.
  */
 export function errorMapper(options: ErrorMapperOptions) {
-  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, ({ code, error, path, request, set }) => {
+  const map = ({ code, error, path, request, set }: ErrorContext): Awaitable<ErrorBody> => {
     const failure = toHttpError(code, error, path, options)
     set.status = failure.status
     if (failure.headers) Object.assign(set.headers, failure.headers)
     const body = errorBody(failure.code, failure.message)
-    const settled = options.settle?.(request, set, failure.status)
-    return settled instanceof Promise ? settled.then((instead) => instead ?? body) : (settled ?? body)
-  })
+    return andThen(options.settle?.(request, set, failure.status), (instead) => instead ?? body)
+  }
+  // An error hook that reads as async makes Elysia compile every route as async, failing or not.
+  return new Elysia({ name: 'error-mapper' }).onError({ as: 'global' }, plainErrorHook(map, options.settlesAtOnce))
 }
 
 function toHttpError(code: string | number, error: unknown, path: string, options: ErrorMapperOptions): HttpError {

@@ -75,6 +75,12 @@ export function errorBody(code: ErrorCode, message: string): ErrorBody {
   return { code, message: redactApiKeys(message), status: ERROR_CODES[code].status }
 }
 
+/** The part of Elysia's context a hook writes its answer's status and headers to. */
+export interface ResponseSet {
+  headers: Record<string, string | number>
+  status?: number | string
+}
+
 /**
  * An early answer from a hook: sets the status of `code` on the response and
  * returns the Error body for the hook to return.

@@ -1,4 +1,5 @@
 import { Elysia } from 'elysia'
+import { andThen } from '../awaitable'
 
 /**
  * One thing done around every response: `start` runs when the request
@@ -27,7 +28,6 @@ export function everyResponse(name: string, steps: readonly ResponseStep[]) {
         response = (steps[i] as ResponseStep).finish(request, response, started[i])
       return response
     }
-    const result = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-    return result instanceof Promise ? result.then(finish) : finish(result)
+    return andThen((handle as unknown as (request: Request) => Response | Promise<Response>)(request), finish)
   })
 }

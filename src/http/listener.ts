@@ -1,5 +1,6 @@
 import { createServer } from 'node:net'
 import type { Server } from 'bun'
+import { andThen } from '../awaitable'
 import { type Config, ConfigError } from '../config'
 import { STRICT_TRANSPORT_SECURITY } from './browser_safety'
 import { checkHost } from './host'
@@ -132,8 +133,7 @@ export class Listener {
         }
         // A request given a URL here is a new object: the app asks for its peer under the one Bun received.
         if (request !== received) this.#rebuilt.set(request, received)
-        const answered = fetch(request)
-        return answered instanceof Promise ? answered.then(closingWhenDraining) : closingWhenDraining(answered)
+        return andThen(fetch(request), closingWhenDraining)
       },
     })
   }

@@ -1,3 +1,4 @@
+import { andThen } from '../awaitable'
 import type { RateDecision } from '../ratelimit/decision'
 import type { RateLimiter } from '../ratelimit/limiter'
 
@@ -10,16 +11,11 @@ import type { RateLimiter } from '../ratelimit/limiter'
 export function meteredLimiter(limiter: RateLimiter, onCounted: (decision: RateDecision) => void): RateLimiter {
   const metered: RateLimiter = {
     answersAtOnce: limiter.answersAtOnce,
-    consume(subject, limits, now) {
-      const decision = limiter.consume(subject, limits, now)
-      if (decision instanceof Promise)
-        return decision.then((decided) => {
-          onCounted(decided)
-          return decided
-        })
-      onCounted(decision)
-      return decision
-    },
+    consume: (subject, limits, now) =>
+      andThen(limiter.consume(subject, limits, now), (decision) => {
+        onCounted(decision)
+        return decision
+      }),
     peek: (subject, limits, now) => limiter.peek(subject, limits, now),
     refund: (subject, limits, countedAt, now) => limiter.refund(subject, limits, countedAt, now),
     reset: (subject, reset, now) => limiter.reset(subject, reset, now),

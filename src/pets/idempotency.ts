@@ -3,6 +3,10 @@ import type { NewPet, Pet } from './schema'
 /** How long a create stays replayable under its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
+/** The 422's message when an Idempotency-Key comes back with another body. */
+export const IDEMPOTENCY_KEY_REUSED =
+  'This Idempotency-Key was already used with a different body; use a new key for a new pet'
+
 /** How many expired claims each new claim deletes, so the table never grows past a day of them. */
 export const EXPIRED_CLAIMS_PURGED_PER_CREATE = 100
 

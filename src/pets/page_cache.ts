@@ -1,4 +1,4 @@
-import type { Awaitable } from '../awaitable'
+import { type Awaitable, andThen } from '../awaitable'
 import type { DataVersionWatcher } from '../db/data_version'
 import type { IdempotencyClaim } from './idempotency'
 import type { NewPet, Pet } from './schema'
@@ -88,16 +88,11 @@ export class CachedPetStore implements PetStore {
   }
 
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome> {
-    const outcome = this.#store.create(pet, claim)
     // Dropped once the write has committed: a page read while it was pending is stale by then.
-    if (outcome instanceof Promise) {
-      return outcome.then((done) => {
-        this.#dropLastPages()
-        return done
-      })
-    }
-    this.#dropLastPages()
-    return outcome
+    return andThen(this.#store.create(pet, claim), (outcome) => {
+      this.#dropLastPages()
+      return outcome
+    })
   }
 
   /** After a create: the pages without a next one, which the new pet may join (or now follow). */

@@ -1,26 +1,18 @@
-import { type Context, Elysia } from 'elysia'
-import type { Awaitable } from '../awaitable'
+import { Elysia } from 'elysia'
+import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
 import { entityTag, ifNoneMatchMatches } from '../http/conditional'
-import { type ErrorBody, HttpError } from '../http/errors'
+import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
+import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
 import { containsApiKey } from '../key_shape'
-import {
-  errorResponse,
-  header,
-  jsonResponse,
-  operationResponses,
-  ref,
-  response,
-  responseWithHeaders,
-} from '../openapi/responses'
 import type { SettleQuota } from '../ratelimit/settle'
-import { GET_PET_SUNSET } from './deprecation'
-import { bodyHash } from './idempotency'
-import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, MAX_ID, NewPet, type Pet, PetIdParams } from './schema'
+import { bodyHash, IDEMPOTENCY_KEY_REUSED } from './idempotency'
+import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
+import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
 
 /** What the pet routes need. */
@@ -46,7 +38,7 @@ export interface PetRoutesOptions {
 /** The three pet operations under `/v1`. */
 export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsAtOnce }: PetRoutesOptions) {
   /** A page's answer once its quota is settled: the `Link` to the next page, and the body. */
-  const sendPage = (page: PetPage, wanted: PetListQuery, request: Request, set: Context['set'], form: EncodedForm) => {
+  const sendPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet, form: EncodedForm) => {
     const last = page.pets.at(-1)
     if (page.more && last) {
       set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
@@ -54,58 +46,28 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
     return send(set, form)
   }
   /** The answer for a page: a 304, a 429 from settling a conditional GET, or the page. */
-  const answerPage = (page: PetPage, wanted: PetListQuery, request: Request, set: Context['set']) => {
+  const answerPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet) => {
     const representation = pageRepresentation(page)
     const form = representation.formFor(request.headers.get('accept-encoding'))
     set.headers.etag = form.etag
     if (representation.compressible) set.headers.vary = VARY_ACCEPT_ENCODING
     if (ifNoneMatchMatches(request.headers.get('if-none-match'), form.etag)) return notModified(set)
-    const refusal = settleQuota(request, set, 200)
-    if (refusal instanceof Promise)
-      return refusal.then((refused) => refused ?? sendPage(page, wanted, request, set, form))
-    return refusal ?? sendPage(page, wanted, request, set, form)
+    return andThen(settleQuota(request, set, 200), (refusal) => refusal ?? sendPage(page, wanted, request, set, form))
   }
   /** The list's answer, at once when the page and the quota are at hand, else a promise of it (PostgreSQL, Redis). */
-  const answerList = (query: ListPetsQuery, request: Request, set: Context['set']): Awaitable<ListAnswer> => {
+  const answerList = (query: ListPetsQuery, request: Request, set: ResponseSet): Awaitable<ListAnswer> => {
     const wanted: PetListQuery = { limit: query.limit ?? DEFAULT_LIMIT, status: query.status, after: query.after }
-    const page = pets.list(wanted)
-    if (page instanceof Promise) return page.then((listed) => answerPage(listed, wanted, request, set))
-    return answerPage(page, wanted, request, set)
+    return andThen(pets.list(wanted), (page) => answerPage(page, wanted, request, set))
   }
   return new Elysia({ name: 'pets', prefix: API_PREFIX })
     .get(
       '/pets',
-      // The plain one is written so that Elysia's reading of its source (`isAsync` in elysia/compose) finds it
-      // plain: a route answered without a promise costs the hot list far less (bench/README.md);
-      // test/pets/routes_test.ts checks. The async one awaits, so a failing store reaches the error mapper.
-      listsAtOnce
-        ? ({ query, request, set }) => {
-            const answer = answerList(query, request, set)
-            if (answer !== undefined) return answer
-          }
-        : async ({ query, request, set }) => await answerList(query, request, set),
+      // Plain when the page and the quota are at hand at once (http/plain_hook.ts); else awaited, so that a
+      // failing store reaches the error mapper.
+      plainQueryHandler(answerList, listsAtOnce),
       {
         query: ListPetsQuery,
-        detail: {
-          operationId: 'listPets',
-          summary: 'List animals',
-          description:
-            'Animals in ascending id order, optionally only those with one status. When more remain after this page, ' +
-            'the response carries `Link: <...>; rel="next"` with the next page\'s URL (keyset paging with `after`). ' +
-            "The page's `ETag` changes exactly when the page (or whether a next one follows) does: revalidate with " +
-            '`If-None-Match` for a free 304.',
-          tags: ['pets'],
-          responses: operationResponses({
-            200: jsonResponse(
-              'A page of animals in ascending id order',
-              { type: 'array', items: ref('schemas', 'Pet') },
-              { Link: header('NextLink'), ETag: header('ETag') },
-              [PET_EXAMPLE, { id: 43, name: 'Tom', categoryId: 2, status: 'sold' }],
-            ),
-            304: response('NotModified'),
-            400: response('InvalidRequest'),
-          }),
-        },
+        detail: LIST_PETS,
         transform({ query }) {
           if (query.limit !== undefined) query.limit = integerFromText(query.limit) as number
           if (query.after !== undefined) query.after = integerFromText(query.after) as number
@@ -136,26 +98,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
         parse: parseJsonBody,
         body: NewPet,
         headers: CreatePetHeaders,
-        detail: {
-          operationId: 'createPet',
-          summary: 'Add an animal',
-          description:
-            'Stores a new animal; `status` defaults to `available`. Any property beyond `name`, `categoryId` and `status` is refused.',
-          tags: ['pets'],
-          responses: operationResponses({
-            201: jsonResponse(
-              'The stored animal, with the id the service assigned',
-              ref('schemas', 'Pet'),
-              { Location: header('Location'), 'Idempotent-Replayed': header('IdempotentReplayed') },
-              PET_EXAMPLE,
-            ),
-            400: response('InvalidRequest'),
-            403: response('Forbidden'),
-            413: response('PayloadTooLarge'),
-            415: response('UnsupportedMediaType'),
-            422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),
-          }),
-        },
+        detail: CREATE_PET,
       },
     )
     .get(
@@ -175,39 +118,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       },
       {
         params: PetIdParams,
-        detail: {
-          operationId: 'getPet',
-          summary: 'Get an animal (deprecated)',
-          description:
-            `Deprecated: this operation will be removed on 5 December 2030 (Sunset: ${GET_PET_SUNSET}). ` +
-            'List with `GET /pets` instead: `GET /pets?after={id − 1}&limit=1` answers a one-animal page; it is the ' +
-            'wanted one when its `id` matches (else that id does not exist). Every response, a 401 or a ' +
-            '429 included, carries `Deprecation`, `Sunset` and `Link: <.../v1/pets>; rel="successor-version", ' +
-            '<.../docs#/pets/getPet>; rel="deprecation"`.',
-          deprecated: true,
-          tags: ['pets'],
-          responses: operationResponses({
-            200: jsonResponse(
-              'The animal',
-              ref('schemas', 'Pet'),
-              { ...GET_PET_HEADERS, ETag: header('ETag') },
-              PET_EXAMPLE,
-            ),
-            304: responseWithHeaders('NotModified', GET_PET_HEADERS),
-            400: errorResponse(['invalid_request'], {
-              description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1',
-              example: `"petId" must be an integer from 1 to ${MAX_ID}`,
-              headers: GET_PET_HEADERS,
-            }),
-            401: responseWithHeaders('Unauthorized', GET_PET_HEADERS),
-            404: errorResponse(['not_found'], {
-              description: 'not_found: no animal has this id',
-              example: 'Pet 42 does not exist',
-              headers: GET_PET_HEADERS,
-            }),
-            429: responseWithHeaders('TooManyRequests', GET_PET_HEADERS),
-          }),
-        },
+        detail: GET_PET,
         // The deprecation headers come from getPetDeprecation, which runs before the guard.
         transform({ params }) {
           params.petId = integerFromText(params.petId) as number
@@ -216,21 +127,8 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
     )
 }
 
-/** One animal as the examples of the document show it. */
-const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
-
 const IDEMPOTENCY_KEY_IS_SECRET =
   '"Idempotency-Key" looks like an API key, which must never be sent there (it is stored); send a random value such as a UUID'
-
-const IDEMPOTENCY_KEY_REUSED =
-  'This Idempotency-Key was already used with a different body; use a new key for a new pet'
-
-/** The headers every answer of the deprecated getPet carries. */
-const GET_PET_HEADERS = {
-  Deprecation: header('Deprecation'),
-  Sunset: header('Sunset'),
-  Link: header('SuccessorLink'),
-}
 
 const JSON_CONTENT_TYPE = 'application/json;charset=utf-8'
 
@@ -252,7 +150,7 @@ function pageRepresentation(page: PetPage): Representation {
 type ListAnswer = string | Uint8Array | ErrorBody | undefined
 
 /** The body of a 200 in the form chosen for the client, with its type and coding. */
-function send(set: Context['set'], form: EncodedForm): string | Uint8Array {
+function send(set: ResponseSet, form: EncodedForm): string | Uint8Array {
   set.headers['content-type'] = JSON_CONTENT_TYPE
   if (form.coding !== undefined) set.headers['content-encoding'] = form.coding
   return form.body
@@ -264,7 +162,7 @@ function send(set: Context['set'], form: EncodedForm): string | Uint8Array {
  * rate-limit headers are those of the guard's look at the quota. Left to
  * Elysia to build: a Response made here cost the hot list 2 µs more than its 200.
  */
-function notModified(set: Context['set']): undefined {
+function notModified(set: ResponseSet): undefined {
   set.status = 304
   return undefined
 }

@@ -1,14 +1,8 @@
-import { type ErrorBody, refuse } from '../http/errors'
+import { type ErrorBody, type ResponseSet, refuse } from '../http/errors'
 import type { Limits } from '../keys/plans'
 import { DAY_MS, MINUTE_MS } from '../time'
 import type { RateDecision } from './decision'
 import { BAN_DURATION_TEXT } from './windows'
-
-/** The part of Elysia's context a decision writes to. */
-export interface ResponseSet {
-  headers: Record<string, string | number>
-  status?: number | string
-}
 
 /**
  * Maps a limiter decision onto the response, the only place that does: the

@@ -1,7 +1,7 @@
-import type { Awaitable } from '../awaitable'
+import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
-import type { ErrorBody } from '../http/errors'
-import { applyRateDecision, type ResponseSet } from './apply_decision'
+import type { ErrorBody, ResponseSet } from '../http/errors'
+import { applyRateDecision } from './apply_decision'
 import { describeUsage, type RateDecision, type Usage } from './decision'
 import type { RateLimiter } from './limiter'
 import { keySubject } from './subject'
@@ -47,8 +47,7 @@ export function quotaSettlement({ limiter, callers, clock }: QuotaSettlementOpti
       const describe = (usage: Usage | undefined): undefined => {
         if (usage !== undefined) applyRateDecision(set, describeUsage(usage, key, now))
       }
-      const usage = limiter.refund(keySubject(key), key, countedAt, now)
-      return usage instanceof Promise ? usage.then(describe) : describe(usage)
+      return andThen(limiter.refund(keySubject(key), key, countedAt, now), describe)
     }
     if (!callers.takeUncounted(request)) return
     const charge = (decision: RateDecision): ErrorBody | undefined => {
@@ -56,7 +55,6 @@ export function quotaSettlement({ limiter, callers, clock }: QuotaSettlementOpti
       if (refusal === undefined) callers.counted(request, now)
       return refusal
     }
-    const decision = limiter.consume(keySubject(key), key, now)
-    return decision instanceof Promise ? decision.then(charge) : charge(decision)
+    return andThen(limiter.consume(keySubject(key), key, now), charge)
   }
 }
