@@ -1,5 +1,4 @@
 import type { Server } from 'bun'
-import packageJson from '../package.json' with { type: 'json' }
 import { createApp } from './app'
 import { openLimiter, openStores } from './backends'
 import type { Config } from './config'
@@ -14,6 +13,7 @@ import { startAdminListener } from './metrics/admin_listener'
 import { ServiceMetrics } from './metrics/metrics'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
 import { keepLimiterState } from './ratelimit/snapshot'
+import { VERSION } from './version'
 
 /** How long a stop waits for in-flight requests before closing their connections. */
 export const SHUTDOWN_TIMEOUT_MS = 10_000
@@ -54,7 +54,7 @@ export async function startService(
           redisAnswers: config.redisUrl === undefined ? undefined : async () => (await limiter.health?.()) === 'ok',
           pageCache: stores.pageCacheLookups,
           bunVersion: Bun.version,
-          version: packageJson.version,
+          version: VERSION,
         })
   const { limiter, memory } = await openLimiter(config, {
     logger,

@@ -11,17 +11,19 @@ import { MemoryRateLimiter } from '../ratelimit/memory_limiter'
 import { RedisRateLimiter } from '../ratelimit/redis_limiter'
 import { keySubject, quotaResetName } from '../ratelimit/subject'
 import { type RunningService, startService } from '../server'
+import { VERSION } from '../version'
 import { EXIT_USAGE, type Io, parseCommandLine, UsageError } from './command_line'
 import { KEYS_USAGE, KEYS_USAGE_NOTES, runKeysCommand } from './keys_commands'
 
 const defaults = ENV_DEFAULTS
 
-/** What `--help` and every usage error print; defaults and plans as the code has them. */
+/** What `--help` prints; defaults and plans as the code has them. */
 export const USAGE = `Usage:
   animal-store serve [--db PATH]
 ${KEYS_USAGE}
   animal-store backup FILE [--db PATH]      a consistent copy of the database, safe while serving
   animal-store restore FILE [--db PATH]     put a backup in place (the server stopped; the old file is kept beside)
+  animal-store --version                    the version
 
 Plans, requests per minute/per day: ${describePlans()}.
 --rpm and --rpd (requests per minute and per day) are required with the enterprise plan and refused with the others.
@@ -92,12 +94,15 @@ export async function runCli(
       case '-h':
         io.out(USAGE)
         return 0
+      case '--version':
+        io.out(`animal-store ${VERSION}`)
+        return 0
       default:
         throw new UsageError(command === undefined ? 'Missing command' : `Unknown command "${command}"`)
     }
   } catch (error) {
     if (error instanceof UsageError) {
-      io.err(`${error.message}\n\n${USAGE}`)
+      io.err(`${error.message} (animal-store --help shows the usage)`)
       return EXIT_USAGE
     }
     if (error instanceof ConfigError) {

@@ -7,6 +7,7 @@ import { API_PREFIX } from '../http/url'
 import { errorResponse, HEADERS, PARAMETERS, RESPONSES, ref, response, type SharedResponse } from '../openapi/responses'
 import { MAX_LIMIT, NewPet, Pet, PetStatus } from '../pets/schema'
 import { RateLimitStatus } from '../ratelimit/schema'
+import { VERSION } from '../version'
 import { API_DESCRIPTION } from './api_description'
 
 type Document = OpenAPIV3_1.Document
@@ -45,7 +46,7 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
     openapi: '3.1.0',
     info: {
       title: 'Animal Store',
-      version: '1.0.0',
+      version: VERSION,
       description: API_DESCRIPTION,
       // Each deployment has its own operator; the service cannot know their address, only say who they are.
       contact: { name: 'The operator of this deployment, who issues its API keys' },

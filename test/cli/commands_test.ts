@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import packageJson from '../../package.json' with { type: 'json' }
 import { EXIT_USAGE, type Io } from '../../src/cli/command_line'
 import { runCli, USAGE } from '../../src/cli/commands'
 import { ENV_DEFAULTS } from '../../src/config'
@@ -18,14 +19,26 @@ describe('runCli, in process', () => {
     expect(lines.out).toEqual([USAGE])
   })
 
-  test.each([[[]], [['frobnicate']], [['serve', '--port', '1']], [['backup']]])(
-    '%p is a usage error: the reason and the usage on stderr, exit 2',
-    async (argv) => {
-      const { io, lines } = capture()
-      expect(await runCli(argv, {}, io)).toBe(EXIT_USAGE)
-      expect(lines.err.join('\n')).toContain(USAGE)
-    },
-  )
+  test.each([
+    [[], 'Missing command'],
+    [['frobnicate'], 'Unknown command "frobnicate"'],
+    [['serve', '--port', '1'], 'serve takes only --db PATH'],
+    [['backup'], 'backup takes one FILE'],
+    [['keys', 'rotate'], 'Unknown keys command "rotate"'],
+  ])('%p is a usage error: one line on stderr, the reason and where the usage is, exit 2', async (argv, reason) => {
+    const { io, lines } = capture()
+    expect(await runCli(argv, {}, io)).toBe(EXIT_USAGE)
+    expect(lines.err).toHaveLength(1)
+    expect(lines.err[0]).toStartWith(reason)
+    expect(lines.err[0]).toEndWith(' (animal-store --help shows the usage)')
+    expect(lines.out).toEqual([])
+  })
+
+  test('--version prints the version of package.json on stdout and exits 0', async () => {
+    const { io, lines } = capture()
+    expect(await runCli(['--version'], {}, io)).toBe(0)
+    expect(lines.out).toEqual([`animal-store ${packageJson.version}`])
+  })
 
   test('a bad environment variable is one line naming it, exit 2', async () => {
     const { io, lines } = capture()

@@ -1,7 +1,13 @@
 import { describe, expect, test } from 'bun:test'
 import { EXIT_FAILED, EXIT_USAGE, type Io } from '../../src/cli/command_line'
 import { runCli } from '../../src/cli/commands'
-import { DEFAULT_GRACE, type KeysCommandContext, runKeysCommand } from '../../src/cli/keys_commands'
+import {
+  DEFAULT_GRACE,
+  KEYS_COMMANDS,
+  KEYS_USAGE,
+  type KeysCommandContext,
+  runKeysCommand,
+} from '../../src/cli/keys_commands'
 import { openDatabase } from '../../src/db/sqlite'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import type { ApiKey } from '../../src/keys/store'
@@ -266,4 +272,36 @@ describe('keys --help', () => {
         expect(out.join('\n')).toContain(`animal-store keys ${command} `)
     },
   )
+})
+
+describe('the table of keys commands', () => {
+  test('the usage has a line for each command, naming exactly the options it takes besides --json and --db', () => {
+    const lines = KEYS_USAGE.replace(/\n {26}/g, ' ').split('\n')
+    expect(lines).toHaveLength(KEYS_COMMANDS.length)
+    for (const [index, command] of KEYS_COMMANDS.entries()) {
+      const line = lines[index] as string
+      expect(line).toStartWith(`  animal-store keys ${command.name}`)
+      expect(line).toEndWith('[--json] [--db PATH]')
+      const named = [...line.matchAll(/--([a-z-]+)/g)]
+        .map((match) => match[1])
+        .filter((o) => o !== 'json' && o !== 'db')
+      expect({ command: command.name, options: [...new Set(named)].sort() }).toEqual({
+        command: command.name,
+        options: [...command.options].sort(),
+      })
+    }
+  })
+
+  test('a command refuses an option another one takes', async () => {
+    const { run } = keysCli()
+    for (const command of KEYS_COMMANDS) {
+      const foreign = KEYS_COMMANDS.flatMap((other) => other.options).find((o) => !command.options.includes(o))
+      if (foreign === undefined) continue
+      const result = await run(command.name, `--${foreign}`, ...(foreign === 'read-only' ? [] : ['x']))
+      expect({ code: result.code, err: result.err }).toEqual({
+        code: EXIT_USAGE,
+        err: `keys ${command.name} does not take --${foreign}`,
+      })
+    }
+  })
 })

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { chmodSync, copyFileSync, readdirSync } from 'node:fs'
 import { join } from 'node:path'
+import packageJson from '../../package.json' with { type: 'json' }
 import { tempDir } from '../helpers'
 import { type Program, printedKey, runCli, startServer } from './process_helpers'
 
@@ -38,6 +39,11 @@ describe('the compiled binary', () => {
     const list = JSON.parse((await runCli(['keys', 'list', '--json', '--db', 'keys.sqlite'], {}, binary)).stdout)
     expect(list).toEqual([expect.objectContaining({ id, plan: 'pro', revokedAt: expect.any(String) })])
     expect((await runCli(['keys', 'create'], {}, binary)).code).toBe(2)
+  })
+
+  test('--version prints the version of package.json', async () => {
+    const result = await runCli(['--version'], {}, binary)
+    expect(result).toEqual({ code: 0, stdout: `animal-store ${packageJson.version}\n`, stderr: '' })
   })
 
   test('serves the API and the docs with their assets, and stops cleanly', async () => {

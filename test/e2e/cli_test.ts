@@ -58,7 +58,9 @@ describe('keys create', () => {
     const result = await runCli([...args, '--db', db])
     expect(result.code).toBe(2)
     expect(result.stderr).toContain(message)
-    expect(result.stderr).toContain('Usage:')
+    expect(result.stderr).toEndWith('(animal-store --help shows the usage)\n')
+    expect(result.stderr).not.toContain('Usage:')
+    expect(result.stderr.trim().split('\n')).toHaveLength(1)
     expect(result.stdout).toBe('')
   })
 })
@@ -138,10 +140,12 @@ describe('keys revoke and set-plan', () => {
     [['unknown']],
     [[]],
     [['serve', '--port', '1']],
-  ])('exits 2 with usage for %p', async (args) => {
+  ])('exits 2 with one line and where the usage is for %p', async (args) => {
     const result = await runCli([...args, ...(args[0] === 'keys' ? ['--db', db] : [])])
     expect(result.code).toBe(2)
-    expect(result.stderr).toContain('Usage:')
+    expect(result.stderr.trim().split('\n')).toEqual([
+      expect.stringMatching(/ \(animal-store --help shows the usage\)$/),
+    ])
   })
 })
 
