@@ -5,77 +5,11 @@ import type { Logger } from '../log'
 import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
 import type { LimiterHealth, RateLimiter, Subject } from './limiter'
+import { REDIS_SCRIPTS, type RedisScript } from './redis_scripts'
 import { BAN_MS } from './windows'
-
-/**
- * One request, counted atomically in one round trip. KEYS: the ban, the
- * minute's count, the day's count, the minute's refusals. ARGV: rpm, rpd,
- * now, the minute's end, the day's end, the ban's length (ms). Keys carry
- * their window in their name and expire when it ends (PEXPIREAT), so Redis
- * holds only live windows. The rules are MemoryRateLimiter's: a refused
- * request is not counted, and refusals within one minute beyond its limit
- * ban the subject. Replies: {0, minute, day} counted; {1, minute, day}
- * refused; {2, banEnd} banned.
- */
-const CONSUME_SCRIPT = `
-local rpm, rpd, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local banEnd = tonumber(redis.call('GET', KEYS[1]) or '0')
-if banEnd > now then return {2, banEnd} end
-local minute = tonumber(redis.call('GET', KEYS[2]) or '0')
-local day = tonumber(redis.call('GET', KEYS[3]) or '0')
-if minute >= rpm or day >= rpd then
-  local refusals = redis.call('INCR', KEYS[4])
-  if refusals == 1 then redis.call('PEXPIREAT', KEYS[4], ARGV[4]) end
-  if refusals > rpm then
-    banEnd = now + tonumber(ARGV[6])
-    redis.call('SET', KEYS[1], banEnd, 'PXAT', banEnd)
-    return {2, banEnd}
-  end
-  return {1, minute, day}
-end
-minute = redis.call('INCR', KEYS[2])
-if minute == 1 then redis.call('PEXPIREAT', KEYS[2], ARGV[4]) end
-day = redis.call('INCR', KEYS[3])
-if day == 1 then redis.call('PEXPIREAT', KEYS[3], ARGV[5]) end
-return {0, minute, day}
-`
-
-/**
- * Gives back one counted request. KEYS: the minute and the day it was
- * counted in, then the ban and the current minute and day. Each window it
- * was counted in that still holds a count is one lower (DECR keeps the
- * key's expiry). Reply: the ban, the current minute's and day's counts.
- */
-const REFUND_SCRIPT = `
-for i = 1, 2 do
-  if tonumber(redis.call('GET', KEYS[i]) or '0') > 0 then redis.call('DECR', KEYS[i]) end
-end
-return redis.call('MGET', KEYS[3], KEYS[4], KEYS[5])
-`
-
-/**
- * Lifts a ban and clears the current windows, once per reset. KEYS: the
- * marker of the last reset applied, the ban, the minute's count, the day's
- * count, the minute's refusals. ARGV: this reset's name, how long to
- * remember it (ms). Reply: 1 applied, 0 already applied.
- */
-const RESET_SCRIPT = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then return 0 end
-redis.call('DEL', KEYS[2], KEYS[3], KEYS[4], KEYS[5])
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1
-`
 
 /** How long a reset is remembered, so instances that hear of it late do not apply it again: the longest window. */
 const RESET_REMEMBERED_MS = DAY_MS
-
-const sha1 = (script: string) => new Bun.CryptoHasher('sha1').update(script).digest('hex')
-const SCRIPTS = {
-  consume: { source: CONSUME_SCRIPT, sha: sha1(CONSUME_SCRIPT) },
-  refund: { source: REFUND_SCRIPT, sha: sha1(REFUND_SCRIPT) },
-  reset: { source: RESET_SCRIPT, sha: sha1(RESET_SCRIPT) },
-}
-type Script = (typeof SCRIPTS)[keyof typeof SCRIPTS]
 
 /** Usage from an MGET of a subject's ban, minute and day (missing keys are 0). */
 function usageOf(reply: (string | null)[], now: number): Usage {
@@ -137,7 +71,7 @@ export class RedisRateLimiter implements RateLimiter {
   /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
   async connect(): Promise<boolean> {
     try {
-      for (const { source } of Object.values(SCRIPTS))
+      for (const { source } of Object.values(REDIS_SCRIPTS))
         await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', source]))
       return true
     } catch {
@@ -159,7 +93,7 @@ export class RedisRateLimiter implements RateLimiter {
     ]
     let reply: number[]
     try {
-      reply = (await this.#ask(() => this.#evaluate(SCRIPTS.consume, keys, args))) as number[]
+      reply = (await this.#ask(() => this.#evaluate(REDIS_SCRIPTS.consume, keys, args))) as number[]
     } catch {
       if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
@@ -204,7 +138,7 @@ export class RedisRateLimiter implements RateLimiter {
     ]
     let reply: (string | null)[]
     try {
-      reply = (await this.#ask(() => this.#evaluate(SCRIPTS.refund, keys, []))) as (string | null)[]
+      reply = (await this.#ask(() => this.#evaluate(REDIS_SCRIPTS.refund, keys, []))) as (string | null)[]
     } catch {
       // Open mode: the fallback counted the request, if Redis was already down when it came.
       if (this.#options.failureMode === 'closed') return undefined
@@ -223,7 +157,7 @@ export class RedisRateLimiter implements RateLimiter {
     const { minute, day } = this.#windows(now)
     const base = this.#base(subject)
     const keys = [`${base}:reset`, `${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
-    await this.#ask(() => this.#evaluate(SCRIPTS.reset, keys, [reset, String(RESET_REMEMBERED_MS)]))
+    await this.#ask(() => this.#evaluate(REDIS_SCRIPTS.reset, keys, [reset, String(RESET_REMEMBERED_MS)]))
   }
 
   #windows(now: number) {
@@ -249,7 +183,7 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   // EVALSHA sends only the script's hash; a Redis that restarted has forgotten the script, and EVAL teaches it again.
-  async #evaluate({ source, sha }: Script, keys: string[], args: string[]): Promise<unknown> {
+  async #evaluate({ source, sha }: RedisScript, keys: string[], args: string[]): Promise<unknown> {
     try {
       return await this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args])
     } catch (error) {
