@@ -115,6 +115,15 @@ describe('the order of folders in docs/architecture.md', () => {
   })
 })
 
+describe('the files of src/', () => {
+  test('none is over 300 lines: a longer one does several jobs', async () => {
+    const long = [...(await sourceFiles())]
+      .map(([file, text]) => ({ file, lines: text.split('\n').length - (text.endsWith('\n') ? 1 : 0) }))
+      .filter(({ lines }) => lines > 300)
+    expect(long).toEqual([])
+  })
+})
+
 describe('docs/architecture.md', () => {
   test('every path it names in backticks exists', async () => {
     const markdown = await Bun.file(ARCHITECTURE).text()

@@ -2,7 +2,7 @@ import { generateApiKey, hashApiKey } from '../keys/api_key'
 import { issueKey } from '../keys/issue'
 import { PLANS } from '../keys/plans'
 import { ACCESS_LEVELS, type Access, type ApiKey, KEY_CHANGE_SEEN_WITHIN_MS, type KeyStore } from '../keys/store'
-import { EXIT_FAILED, type Io, parseCommandLine, UsageError } from './command_line'
+import { EXIT_FAILED, type Io, UsageError } from './command_line'
 import {
   durationArgument,
   expectPositionals,
@@ -14,65 +14,16 @@ import {
   planOption,
 } from './key_arguments'
 import { describeKey, describeLimits, issuedKeyJson, keyRecord, keyTable } from './key_output'
-
-/** The key store a command works on, and how to release it (the service's Stores are one). */
-export interface OpenedKeys {
-  keys: KeyStore
-  close(): Promise<void>
-}
-
-/** What the keys commands work with besides their arguments. */
-export interface KeysCommandContext {
-  /** Called only once the arguments are known to be good, with the `--db` path when one was given. */
-  openStores(dbPath: string | undefined): Promise<OpenedKeys>
-  /**
-   * With a shared limiter (REDIS_URL): applies a key's quota reset there at
-   * once; false when it cannot be reached (the servers then apply it).
-   */
-  resetSharedQuota?(key: ApiKey): Promise<boolean>
-  /** Milliseconds since the epoch, for durations; `Date.now` when absent. */
-  clock?: () => number
-  io: Io
-}
+import {
+  type KeysCommand,
+  type KeysCommandContext,
+  type OpenedKeys,
+  type Option,
+  parseKeysArguments,
+} from './keys_invocation'
 
 /** How long an old key keeps working after `roll` when no `--grace` is given. */
 export const DEFAULT_GRACE = '24h'
-
-const OPTIONS = {
-  db: { type: 'string' },
-  json: { type: 'boolean' },
-  name: { type: 'string' },
-  plan: { type: 'string' },
-  rpm: { type: 'string' },
-  rpd: { type: 'string' },
-  expires: { type: 'string' },
-  'read-only': { type: 'boolean' },
-  grace: { type: 'string' },
-  help: { type: 'boolean', short: 'h' },
-} as const
-type Option = keyof typeof OPTIONS
-type Values = ReturnType<typeof parseKeysArguments>['values']
-
-/** What a command runs with: its parsed arguments, the store (opened on first use), where to print, the time. */
-interface Invocation {
-  values: Values
-  positionals: string[]
-  store(): Promise<KeyStore>
-  context: KeysCommandContext
-  io: Io
-  now: number
-  /** Prints the key as JSON on stdout with --json. */
-  printJson(key: ApiKey): void
-}
-
-/** One `keys` command: its name, the options it takes besides --db and --json, its usage, and what it does. */
-export interface KeysCommand {
-  name: string
-  options: readonly Option[]
-  /** What follows `keys NAME` in the usage, before `[--json] [--db PATH]`. */
-  usage: string
-  run(invocation: Invocation): Promise<number>
-}
 
 const appliedSoon = `a running server applies it within ${KEY_CHANGE_SEEN_WITHIN_MS / 1000} s`
 
@@ -289,10 +240,6 @@ export async function runKeysCommand(args: string[], context: KeysCommandContext
   } finally {
     await opened?.close()
   }
-}
-
-function parseKeysArguments(args: string[]) {
-  return parseCommandLine(args, OPTIONS)
 }
 
 /** Applies a change to an unrevoked key, or says why it could not (exit 2 for an unknown id, 1 for a revoked key). */

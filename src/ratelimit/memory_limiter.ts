@@ -2,45 +2,11 @@ import { type Limits, PLAN_LIMITS } from '../keys/plans'
 import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, type RateDecision, refused, type Usage } from './decision'
 import type { RateLimiter, Subject } from './limiter'
+import { type Counters, pack, packable, unpack } from './packed_counters'
 import { RecentSubjects } from './recent_subjects'
 import type { LimiterSnapshot, SnapshotSource } from './snapshot'
 import { isKeySubject } from './subject'
 import { BAN_MS } from './windows'
-
-// A subject's counters, packed into one number (exact below 2^53) so that a
-// flood of distinct addresses costs one map entry each: from high to low,
-// requests today (20 bits), the minute of the day they were last counted in,
-// requests in that minute, and refusals in that minute (11 bits each).
-const FIELD = 2 ** 11
-const MAX_PACKED_DAY = 2 ** 20 - 1
-interface Counters {
-  usedToday: number
-  minuteOfDay: number
-  usedThisMinute: number
-  refusedThisMinute: number
-}
-
-/** Packs counters; counts above the limits (after a plan downgrade) are clamped, which blocks exactly as before. */
-function pack(c: Counters, { rpm, rpd }: Limits): number {
-  const usedToday = Math.min(c.usedToday, rpd)
-  const usedThisMinute = Math.min(c.usedThisMinute, rpm)
-  const refusedThisMinute = Math.min(c.refusedThisMinute, rpm + 1)
-  return ((usedToday * FIELD + c.minuteOfDay) * FIELD + usedThisMinute) * FIELD + refusedThisMinute
-}
-
-function unpack(value: number): Counters {
-  const refusedThisMinute = value % FIELD
-  let rest = (value - refusedThisMinute) / FIELD
-  const usedThisMinute = rest % FIELD
-  rest = (rest - usedThisMinute) / FIELD
-  const minuteOfDay = rest % FIELD
-  return { usedToday: (rest - minuteOfDay) / FIELD, minuteOfDay, usedThisMinute, refusedThisMinute }
-}
-
-/** Whether a subject's counters under these limits fit the packed form. */
-function packable({ rpm, rpd }: Limits): boolean {
-  return rpm < FIELD - 1 && rpd <= MAX_PACKED_DAY
-}
 
 /** What a MemoryRateLimiter is built with. */
 export interface MemoryRateLimiterOptions {
@@ -219,8 +185,6 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     this.#anonymous.set(subject, pack(counters, limits))
   }
 
-  // Forgets the least recently seen address subject that is not blocked; a blocked one
-  // (its minute or day used up, under the limits every address shares) moves to the end instead.
   /** Everything held for today, and the bans, to be read back by `restore` after a restart. */
   snapshot(now: number): LimiterSnapshot {
     this.#advanceTo(now)

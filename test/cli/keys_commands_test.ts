@@ -1,13 +1,8 @@
 import { describe, expect, test } from 'bun:test'
 import { EXIT_FAILED, EXIT_USAGE, type Io } from '../../src/cli/command_line'
 import { runCli } from '../../src/cli/commands'
-import {
-  DEFAULT_GRACE,
-  KEYS_COMMANDS,
-  KEYS_USAGE,
-  type KeysCommandContext,
-  runKeysCommand,
-} from '../../src/cli/keys_commands'
+import { DEFAULT_GRACE, KEYS_COMMANDS, KEYS_USAGE, runKeysCommand } from '../../src/cli/keys_commands'
+import type { KeysCommandContext } from '../../src/cli/keys_invocation'
 import { openDatabase } from '../../src/db/sqlite'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import type { ApiKey } from '../../src/keys/store'

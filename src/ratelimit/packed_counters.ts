@@ -1,0 +1,38 @@
+import type { Limits } from '../keys/plans'
+
+// A subject's counters, packed into one number (exact below 2^53) so that a
+// flood of distinct addresses costs one map entry each: from high to low,
+// requests today (20 bits), the minute of the day they were last counted in,
+// requests in that minute, and refusals in that minute (11 bits each).
+const FIELD = 2 ** 11
+const MAX_PACKED_DAY = 2 ** 20 - 1
+/** What the in-memory limiter counts of one subject, in today and in the minute it was last seen in. */
+export interface Counters {
+  usedToday: number
+  minuteOfDay: number
+  usedThisMinute: number
+  refusedThisMinute: number
+}
+
+/** Packs counters; counts above the limits (after a plan downgrade) are clamped, which blocks exactly as before. */
+export function pack(c: Counters, { rpm, rpd }: Limits): number {
+  const usedToday = Math.min(c.usedToday, rpd)
+  const usedThisMinute = Math.min(c.usedThisMinute, rpm)
+  const refusedThisMinute = Math.min(c.refusedThisMinute, rpm + 1)
+  return ((usedToday * FIELD + c.minuteOfDay) * FIELD + usedThisMinute) * FIELD + refusedThisMinute
+}
+
+/** The counters a packed number holds. */
+export function unpack(value: number): Counters {
+  const refusedThisMinute = value % FIELD
+  let rest = (value - refusedThisMinute) / FIELD
+  const usedThisMinute = rest % FIELD
+  rest = (rest - usedThisMinute) / FIELD
+  const minuteOfDay = rest % FIELD
+  return { usedToday: (rest - minuteOfDay) / FIELD, minuteOfDay, usedThisMinute, refusedThisMinute }
+}
+
+/** Whether a subject's counters under these limits fit the packed form. */
+export function packable({ rpm, rpd }: Limits): boolean {
+  return rpm < FIELD - 1 && rpd <= MAX_PACKED_DAY
+}
