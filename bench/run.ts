@@ -33,11 +33,11 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
   --instances N       service processes sharing the load (default 1; more need
                       --store postgres --limiter redis); connections are split evenly
   --skip-wrk          do not also measure with wrk (it is used when installed)
-  --peers             measure the scenarios the peers implement (bench/peers: Elysia, Hono, Fastify
-                      on Node) beside raw Bun, the Elysia floor (bench/elysia_floor.ts: the service's
+  --peers             measure the scenarios the peers implement (bench/servers/peers: Elysia, Hono, Fastify
+                      on Node) beside raw Bun, the Elysia floor (bench/servers/elysia_floor.ts: the service's
                       bytes through Elysia with no work) and the service, interleaved, with wrk and autocannon,
                       and the servers' CPU time per request; needs wrk (apt-get install wrk); the
-                      peers' packages are installed on first use (npm ci --prefix bench/peers)
+                      peers' packages are installed on first use (npm ci --prefix bench/servers/peers)
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text

@@ -2,7 +2,7 @@ import { existsSync } from 'node:fs'
 import { join } from 'node:path'
 import type { BenchKeys } from './seed'
 
-/** What a user would write instead of the service (bench/peers), and how to start it. */
+/** What a user would write instead of the service (bench/servers/peers), and how to start it. */
 export interface Peer {
   name: string
   /** The command, given the repository's root. */
@@ -10,9 +10,9 @@ export interface Peer {
 }
 
 export const PEERS: Peer[] = [
-  { name: 'Elysia peer', command: (root) => [process.execPath, join(root, 'bench/peers/elysia.ts')] },
-  { name: 'Hono peer', command: (root) => [process.execPath, join(root, 'bench/peers/hono.ts')] },
-  { name: 'Fastify peer (Node)', command: (root) => ['node', join(root, 'bench/peers/fastify.mjs')] },
+  { name: 'Elysia peer', command: (root) => [process.execPath, join(root, 'bench/servers/peers/elysia.ts')] },
+  { name: 'Hono peer', command: (root) => [process.execPath, join(root, 'bench/servers/peers/hono.ts')] },
+  { name: 'Fastify peer (Node)', command: (root) => ['node', join(root, 'bench/servers/peers/fastify.mjs')] },
 ]
 
 /** The line a peer prints once it listens. */
@@ -20,18 +20,20 @@ export const PEER_READY = /peer listening on (\d+)/
 
 /**
  * Installs the peers' own dependencies on first use (`npm ci --prefix
- * bench/peers`: Hono, Fastify, better-sqlite3 built for this Node), so the
+ * bench/servers/peers`: Hono, Fastify, better-sqlite3 built for this Node), so the
  * service's install stays lean.
  */
 export function installPeers(root: string): void {
-  const folder = join(root, 'bench/peers')
+  const folder = join(root, 'bench/servers/peers')
   if (existsSync(join(folder, 'node_modules/better-sqlite3/build/Release/better_sqlite3.node'))) return
-  console.error('bench: installing the peers (npm ci --prefix bench/peers; better-sqlite3 builds for about 2 minutes)')
+  console.error(
+    'bench: installing the peers (npm ci --prefix bench/servers/peers; better-sqlite3 builds for about 2 minutes)',
+  )
   const done = Bun.spawnSync(['npm', 'ci', '--prefix', folder, '--no-audit', '--no-fund'], {
     stdout: 'inherit',
     stderr: 'inherit',
   })
-  if (done.exitCode !== 0) throw new Error('npm ci --prefix bench/peers failed')
+  if (done.exitCode !== 0) throw new Error('npm ci --prefix bench/servers/peers failed')
 }
 
 /**

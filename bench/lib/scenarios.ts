@@ -17,7 +17,7 @@ export interface ScenarioContext {
   /** The ETag of the hot list's page, as the service gave it before the runs (the 304 scenario needs it). */
   hotListEtag?: string
   /**
-   * The answers come from a peer (bench/peers), which promises only the
+   * The answers come from a peer (bench/servers/peers), which promises only the
    * three X-RateLimit-* headers (Limit, Remaining, Reset), not the service's
    * five and the IETF fields.
    */
@@ -32,7 +32,7 @@ export interface Scenario {
   requests(context: ScenarioContext): Omit<LoadRequest, 'onResponse'>[]
   /** Why this answer is wrong, or undefined. `full` asks for the body to be checked too (done on a sample). */
   check(answer: Answer, full: boolean, context: ScenarioContext): string | undefined
-  /** Whether the peers (bench/peers) implement it, so `--peers` measures it against them. */
+  /** Whether the peers (bench/servers/peers) implement it, so `--peers` measures it against them. */
   peers?: boolean
   /**
    * For wrk, when the requests vary: Lua that defines `request()` (wrk's

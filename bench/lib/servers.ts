@@ -31,26 +31,26 @@ export class BenchServers {
 
   /**
    * A raw Bun.serve answering every request with `recorded` (an answer of the
-   * service, bench/baseline_server.ts); given `pets`, a copy of the pets,
+   * service, bench/servers/baseline_server.ts); given `pets`, a copy of the pets,
    * it does the store's work on it (a GET's page read, a POST's pet
    * committed) and nothing else, with the same headers.
    */
   baseline(recorded: unknown, pets?: string): Promise<Running> {
     const env: Record<string, string> = pets === undefined ? {} : { BASELINE_PETS: pets }
-    return this.#replaying('bench/baseline_server.ts', recorded, /baseline listening on (\d+)/, env)
+    return this.#replaying('bench/servers/baseline_server.ts', recorded, /baseline listening on (\d+)/, env)
   }
 
   /**
    * An Elysia app answering every request with `recorded` through Elysia's
-   * `set`, with no work, and the app shapes named in `shapes` (bench/elysia_floor.ts).
+   * `set`, with no work, and the app shapes named in `shapes` (bench/servers/elysia_floor.ts).
    */
   floor(recorded: unknown, shapes: readonly string[] = []): Promise<Running> {
-    return this.#replaying('bench/elysia_floor.ts', recorded, /floor listening on (\d+)/, {
+    return this.#replaying('bench/servers/elysia_floor.ts', recorded, /floor listening on (\d+)/, {
       FLOOR_WITH: shapes.join(','),
     })
   }
 
-  /** A peer (bench/peers) on its own copy of the pets. */
+  /** A peer (bench/servers/peers) on its own copy of the pets. */
   async peer(peer: Peer, env: Record<string, string>): Promise<Running> {
     const started = await this.#start(peer.command(this.root), { PORT: '0', ...env }, PEER_READY)
     return { ...started, url: `http://127.0.0.1:${started.match[1]}` }

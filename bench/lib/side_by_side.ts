@@ -14,9 +14,9 @@ export interface Contender {
    * `raw`: the Bun.serve replaying the service's bytes, the yardstick, its
    * answers not judged; `floor`: a reference, not judged either: an Elysia
    * app replaying the same bytes through Elysia's `set`
-   * (bench/elysia_floor.ts), or raw Bun doing only the store's work
-   * (bench/baseline_server.ts with BASELINE_PETS);
-   * `peer`: bench/peers, checked for what peers promise.
+   * (bench/servers/elysia_floor.ts), or raw Bun doing only the store's work
+   * (bench/servers/baseline_server.ts with BASELINE_PETS);
+   * `peer`: bench/servers/peers, checked for what peers promise.
    */
   kind: ContenderKind
 }

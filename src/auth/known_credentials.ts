@@ -6,9 +6,9 @@ export const KNOWN_CREDENTIALS_KEPT = 4096
 
 /**
  * The key hash each `Authorization` value carries, remembered for the values
- * that named an active key: parsing the header and hashing its key (about
- * 2.5 µs, most of it SHA-256) then happen once per client, not once per
- * request. Whether the hash still names an active key is asked of the key
+ * that named an active key: parsing the header and hashing its key then
+ * happen once per client, not once per request (bench/README.md, "The key
+ * check"). Whether the hash still names an active key is asked of the key
  * store every time, so a revoked, expired or changed key is seen as soon as
  * before. Only values that authenticated are kept, so a caller without a key
  * cannot fill it; it holds those keys in the clear, which this process reads

@@ -2,8 +2,9 @@ import type { Database, Statement } from 'bun:sqlite'
 
 /**
  * How often the watcher asks SQLite whether another process wrote the file:
- * `PRAGMA data_version` costs about 2 µs on a WAL file, too much for every
- * request, so a change made by the CLI is seen within this.
+ * `PRAGMA data_version` costs too much for every request (bench/README.md,
+ * "The key check" and "The costs behind the code's choices"), so a change made by the CLI is
+ * seen within this.
  */
 export const DATA_VERSION_CHECK_MS = 200
 

@@ -121,9 +121,9 @@ export function migrateSqlite(db: Database, migrations: readonly Migration[]): n
 
 /**
  * SQLite's `PRAGMA quick_check`: the first problem it finds in the file, or
- * undefined for a sound one. It reads every page (about 13 ms per MB here:
- * 70 ms for 100,000 pets, 0.8 s for a million), so it runs once, when a
- * server opens the file.
+ * undefined for a sound one. It reads every page (its cost per MB:
+ * bench/README.md, "The costs behind the code's choices"), so it runs once, when a server opens
+ * the file.
  */
 export function firstIntegrityProblem(db: Database): string | undefined {
   const rows = db.query('PRAGMA quick_check(1)').all() as { quick_check: string }[]

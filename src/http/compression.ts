@@ -16,8 +16,9 @@ export const VARY_ACCEPT_ENCODING = 'Accept-Encoding'
 
 /**
  * How hard to compress: `fast` for API bodies (brotli quality 5 and gzip
- * level 6, tens of µs for a page of pets), `best` for static assets
- * compressed once per process in the background (brotli 11, gzip 9).
+ * level 6, cheap enough for a page compressed once and kept:
+ * bench/README.md, "The costs behind the code's choices"), `best` for static assets compressed
+ * once per process in the background (brotli 11, gzip 9).
  */
 export type CompressionEffort = 'fast' | 'best'
 
@@ -37,7 +38,11 @@ export function compressSync(
 const brotliAsync = promisify(brotliCompress)
 const gzipAsync = promisify(gzip)
 
-/** Compresses `body` on zlib's worker threads, so the event loop keeps serving: for large assets (brotli 11 of the Swagger UI bundle takes seconds). */
+/**
+ * Compresses `body` on zlib's worker threads, so the event loop keeps
+ * serving: for large assets, such as the Swagger UI bundle at brotli 11
+ * (bench/README.md, "What a browser downloads for /docs").
+ */
 export async function compressInBackground(
   body: Uint8Array,
   coding: ContentCoding,

@@ -18,7 +18,7 @@ export interface ResponseStep<T = unknown> {
  * what the others did). One wrap for all of them, so their order is written
  * in one place. An answer made at once passes through without a promise, so
  * the wrap itself costs nothing measurable; its steps' work is what costs
- * (about 4 µs each over HTTP on the hot list, bench/README.md).
+ * (bench/README.md, "Where a request's microseconds go, in process").
  */
 export function everyResponse(name: string, steps: readonly ResponseStep[]) {
   return new Elysia({ name }).wrap((handle) => (request: Request) => {

@@ -1,7 +1,7 @@
 import type { Metric, MetricObjectWithValues, MetricValue } from 'prom-client'
 import { OPERATIONS, type Operation } from './operation'
 
-/** Latency buckets in seconds: a cached page takes tens of µs in the app, a create waits for its group commit. */
+/** Latency buckets in seconds: from a page answered from memory up to a create that waits for its group commit. */
 export const LATENCY_BUCKETS = [
   0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5,
 ]
@@ -17,8 +17,8 @@ interface OperationTally {
 /**
  * What every answered request adds to the metrics, kept as plain numbers:
  * a prom-client Counter or Histogram validates and hashes its labels on
- * every call (about 1.5 µs a request, measured), while this is a few map
- * and array steps. prom-client's registry reads them when scraped, through
+ * every call, while this is a few map and array steps (bench/README.md,
+ * "Issue 14 on the hot list"). prom-client's registry reads them when scraped, through
  * two metrics that produce what its own Counter and Histogram would
  * (`requestsMetric`, `latencyMetric`), and writes the exposition.
  */

@@ -17,8 +17,8 @@ export const LATER_PAGES_KEPT = 1024
  * status, so at most 400; later pages (a deep link read again and again)
  * are kept from their second read, up to LATER_PAGES_KEPT, least recently
  * read dropped first: pages read once (a client walking the list, random
- * pages) would only churn memory, which cost the cold list about a tenth of
- * its server CPU (bench/README.md).
+ * pages) would only churn memory, which cost the cold list CPU
+ * (bench/README.md, "What the changes since 758cb1e did").
  * One process owns every pet write (the CLI never writes pets), so a create
  * here is the only change to expect; the database's DataVersionWatcher also
  * clears everything, within DATA_VERSION_CHECK_MS, if anything else ever

@@ -110,7 +110,7 @@ export class SqlitePetStore implements PetStore {
    * Group commit: the creates that arrive within one turn of the event loop
    * are written in one transaction, and each is answered once it has
    * committed. Under concurrent load this shares each commit's cost among the
-   * batch (see bench/README.md for the figures); durability is unchanged,
+   * batch (bench/README.md, "Group commit"); durability is unchanged,
    * since no 201 is sent before its commit.
    */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {

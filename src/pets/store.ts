@@ -32,7 +32,7 @@ export interface PetStore {
   /**
    * True when `list` always answers at once, never with a promise (SQLite):
    * the list route then answers without a promise, which Bun serves far
-   * more cheaply (bench/README.md).
+   * more cheaply (bench/README.md, "Answers without a promise").
    */
   readonly listsAtOnce?: boolean
   list(query: PetListQuery): Awaitable<PetPage>

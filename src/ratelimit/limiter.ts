@@ -15,7 +15,8 @@ export interface RateLimiter {
   /**
    * True when `consume` and `peek` always answer at once, never with a
    * promise (the in-memory one): the guard then runs as a plain function,
-   * which Elysia serves far more cheaply than an async one (bench/README.md).
+   * which Elysia serves far more cheaply than an async one (bench/README.md,
+   * "Answers without a promise").
    */
   readonly answersAtOnce?: boolean
   /** Counts one request, unless it is refused, and says which. */

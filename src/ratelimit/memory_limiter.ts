@@ -14,7 +14,7 @@ export interface MemoryRateLimiterOptions {
   anonymousMax?: number
 }
 
-/** ANON_SUBJECTS_MAX's default: a million addresses take about 60 MB. */
+/** ANON_SUBJECTS_MAX's default (what a million addresses hold: bench/README.md, "The limiter's memory"). */
 export const DEFAULT_ANONYMOUS_MAX = 1_000_000
 
 /**

@@ -40,8 +40,9 @@ export interface RedisRateLimiterOptions {
 
 /**
  * How long a call to Redis may take before the request is decided without it:
- * far above a healthy round trip (about 0.1 ms on loopback), so a busy
- * process that was late to read the answer does not count as an outage.
+ * far above a healthy round trip (bench/README.md, "The costs behind the
+ * code's choices"), so a busy process that was late to read the answer does
+ * not count as an outage.
  */
 export const REDIS_TIMEOUT_MS = 1000
 /** While Redis is down, how often a request tries it again. */

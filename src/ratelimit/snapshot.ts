@@ -41,8 +41,9 @@ export interface SnapshotSource {
 
 /**
  * How often a running server writes the limiter's state: a kill -9 forgets at
- * most the requests of this interval. Writing skips an unchanged limiter; a
- * thousand subjects take well under a millisecond (bench/README.md).
+ * most the requests of this interval. Writing skips an unchanged limiter, and
+ * its pause is small beside the interval (bench/README.md, "Keeping the
+ * limiter across restarts").
  */
 export const SNAPSHOT_INTERVAL_MS = 5_000
 

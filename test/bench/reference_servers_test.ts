@@ -1,9 +1,9 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { floorApp, type RecordedAnswer } from '../../bench/elysia_floor'
 import { seedDatabase } from '../../bench/lib/seed'
 import { BenchServers } from '../../bench/lib/servers'
+import { floorApp, type RecordedAnswer } from '../../bench/servers/elysia_floor'
 import { tempDir } from '../helpers'
 
 const ROOT = join(import.meta.dir, '../..')
@@ -20,7 +20,7 @@ const recorded = (status: number, body: string): RecordedAnswer => ({
 })
 
 // The references the bench measures the service against must answer what they claim to, or their rows mean nothing.
-describe('the Elysia floor (bench/elysia_floor.ts)', () => {
+describe('the Elysia floor (bench/servers/elysia_floor.ts)', () => {
   test('answers every request with the recorded status, headers and body, with or without the shapes', async () => {
     const answer = recorded(429, '{"code":"rate_limited"}')
     for (const shapes of [new Set([]), new Set(['query', 'hooks', 'wrap'] as const)]) {
@@ -33,7 +33,7 @@ describe('the Elysia floor (bench/elysia_floor.ts)', () => {
   })
 })
 
-describe('raw Bun doing the store work (bench/baseline_server.ts with BASELINE_PETS)', () => {
+describe('raw Bun doing the store work (bench/servers/baseline_server.ts with BASELINE_PETS)', () => {
   test('reads the requested page, commits a created pet before answering, and keeps the recorded headers', async () => {
     const { dir, cleanup } = tempDir('animal-store-baseline-')
     const servers = new BenchServers(ROOT, dir)
@@ -83,9 +83,9 @@ async function shortRun(script: string): Promise<string> {
   return output
 }
 
-describe('the in-process stage costs (bench/stage_costs.ts)', () => {
+describe('the in-process stage costs (bench/probes/stage_costs.ts)', () => {
   test('measures every stage of the three scenarios as a short run', async () => {
-    const output = await shortRun('bench/stage_costs.ts')
+    const output = await shortRun('bench/probes/stage_costs.ts')
     for (const scenario of ['hot list', 'cold list', '429 path']) expect(output).toContain(`\n${scenario}\n`)
     expect(output.match(/\| whole request \(app\.handle\) \| \d/g)).toHaveLength(3)
     expect(output).toContain('| page store (SQLite read) |')
@@ -95,9 +95,9 @@ describe('the in-process stage costs (bench/stage_costs.ts)', () => {
   }, 60_000)
 })
 
-describe('the page built in SQLite (bench/page_in_sqlite.ts)', () => {
+describe('the page built in SQLite (bench/probes/page_in_sqlite.ts)', () => {
   test('gives the same bytes as the service on random pages, then times both, as a short run', async () => {
-    const output = await shortRun('bench/page_in_sqlite.ts')
+    const output = await shortRun('bench/probes/page_in_sqlite.ts')
     expect(output).toMatch(/\n {2}rows {5}\d+\.\d\d \[/)
     expect(output).toMatch(/\n {2}in SQL {3}\d+\.\d\d \[/)
   }, 60_000)

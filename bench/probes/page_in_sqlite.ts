@@ -8,16 +8,16 @@
 // Before timing, both are run on the same random pages and must give the
 // same bytes (exit 1 if not), so the faster one is a candidate, not a bug.
 //
-//   bun bench/page_in_sqlite.ts [--rounds 5] [--iterations 20000] [--pets 100000]
+//   bun bench/probes/page_in_sqlite.ts [--rounds 5] [--iterations 20000] [--pets 100000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { openDatabase } from '../src/db/sqlite'
-import { DEFAULT_LIMIT } from '../src/pets/schema'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
-import { spread, timeInProcess } from './lib/rounds'
-import { seedDatabase } from './lib/seed'
+import { openDatabase } from '../../src/db/sqlite'
+import { DEFAULT_LIMIT } from '../../src/pets/schema'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import { spread, timeInProcess } from '../lib/rounds'
+import { seedDatabase } from '../lib/seed'
 
 const { values } = parseArgs({
   options: {

@@ -11,15 +11,15 @@
 // event-loop turn in one transaction with `synchronous = FULL` (the service's
 // group commit and default durability), and answered once committed. That is
 // the least a Bun server on bun:sqlite spends on a page SQLite reads every
-// time or on a durable create (bench/floor_breakdown.ts runs it on the cold
+// time or on a durable create (bench/probes/floor_breakdown.ts runs it on the cold
 // list and create).
 //
-//   [BASELINE_PETS=pets.sqlite] bun bench/baseline_server.ts RESPONSE.json
+//   [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
 
 const file = process.argv[2]
-if (!file) throw new Error('usage: [BASELINE_PETS=pets.sqlite] bun bench/baseline_server.ts RESPONSE.json')
+if (!file) throw new Error('usage: [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json')
 const recorded = JSON.parse(readFileSync(file, 'utf8')) as { status: number; headers: [string, string][]; body: string }
 const body = Buffer.from(recorded.body, 'base64')
 const init = { status: recorded.status, headers: recorded.headers }

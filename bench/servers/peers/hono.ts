@@ -3,7 +3,7 @@
 // @hono/zod-validator): the same key check, limit, list and create as the
 // Elysia peer.
 //
-//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' bun bench/peers/hono.ts
+//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' bun bench/servers/peers/hono.ts
 import { Database } from 'bun:sqlite'
 import { zValidator } from '@hono/zod-validator'
 import { Hono } from 'hono'

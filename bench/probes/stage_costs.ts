@@ -1,6 +1,6 @@
 // Where a request's microseconds go, in process, stage by stage: the whole
 // request through the service's app (`app.handle`), the Elysia floor (the
-// same answer through Elysia with no work, bench/elysia_floor.ts) and the
+// same answer through Elysia with no work, bench/servers/elysia_floor.ts) and the
 // floor with the list's query validation, then each stage of the service's
 // own work alone in a loop: the key check, the limiter, the rate-limit
 // headers, the page store, the page's body and ETag, the Response with the
@@ -11,32 +11,32 @@
 // round by round (bench/lib/rounds.ts); the figure is the median µs per call
 // with the rounds' min–max, and its share of the whole request.
 //
-//   bun bench/stage_costs.ts [--rounds 5] [--iterations 20000] [--pets 20000]
+//   bun bench/probes/stage_costs.ts [--rounds 5] [--iterations 20000] [--pets 20000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createApp } from '../src/app'
-import { authenticate } from '../src/auth/authenticate'
-import { KnownCredentials } from '../src/auth/known_credentials'
-import { DataVersionWatcher } from '../src/db/data_version'
-import { openDatabase } from '../src/db/sqlite'
-import { browserSafety } from '../src/http/browser_safety'
-import { Callers } from '../src/http/callers'
-import { entityTag } from '../src/http/conditional'
-import { requestLog } from '../src/http/request_log'
-import { SqliteKeyStore } from '../src/keys/sqlite_store'
-import { createLogger } from '../src/log'
-import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
-import type { PetListQuery, PetPage } from '../src/pets/store'
-import { applyRateDecision } from '../src/ratelimit/apply_decision'
-import type { RateDecision } from '../src/ratelimit/decision'
-import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
-import { keySubject } from '../src/ratelimit/subject'
-import { floorApp, type RecordedAnswer } from './elysia_floor'
-import { median, spread, timeInProcess } from './lib/rounds'
-import { seedDatabase } from './lib/seed'
+import { createApp } from '../../src/app'
+import { authenticate } from '../../src/auth/authenticate'
+import { KnownCredentials } from '../../src/auth/known_credentials'
+import { DataVersionWatcher } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
+import { browserSafety } from '../../src/http/browser_safety'
+import { Callers } from '../../src/http/callers'
+import { entityTag } from '../../src/http/conditional'
+import { requestLog } from '../../src/http/request_log'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
+import { createLogger } from '../../src/log'
+import { CachedPetStore } from '../../src/pets/page_cache'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import type { PetListQuery, PetPage } from '../../src/pets/store'
+import { applyRateDecision } from '../../src/ratelimit/apply_decision'
+import type { RateDecision } from '../../src/ratelimit/decision'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { keySubject } from '../../src/ratelimit/subject'
+import { median, spread, timeInProcess } from '../lib/rounds'
+import { seedDatabase } from '../lib/seed'
+import { floorApp, type RecordedAnswer } from '../servers/elysia_floor'
 
 const { values } = parseArgs({
   options: {

@@ -4,19 +4,19 @@
 // once with one create at a time, once with 50 in flight (as under load, where
 // creates are committed in groups and share each commit's fsync).
 //
-//   bun bench/durability_cost.ts [--rounds 5] [--creates 500]
+//   bun bench/probes/durability_cost.ts [--rounds 5] [--creates 500]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createApp } from '../src/app'
-import type { Synchronous } from '../src/config'
-import { openDatabase } from '../src/db/sqlite'
-import { issueKey } from '../src/keys/issue'
-import { SqliteKeyStore } from '../src/keys/sqlite_store'
-import { createLogger } from '../src/log'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
-import { median } from './lib/rounds'
+import { createApp } from '../../src/app'
+import type { Synchronous } from '../../src/config'
+import { openDatabase } from '../../src/db/sqlite'
+import { issueKey } from '../../src/keys/issue'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
+import { createLogger } from '../../src/log'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import { median } from '../lib/rounds'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, creates: { type: 'string', default: '500' } },

@@ -8,7 +8,7 @@
 // Make the "before" tree with `git worktree add --detach /tmp/before <rev>`
 // and link node_modules into it.
 //
-//   bun bench/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
+//   bun bench/probes/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
@@ -16,12 +16,12 @@ import { mkdtempSync, readFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { median } from './lib/rounds'
+import { median } from '../lib/rounds'
 
 const { values } = parseArgs({
   options: {
     before: { type: 'string' },
-    after: { type: 'string', default: join(import.meta.dir, '..') },
+    after: { type: 'string', default: join(import.meta.dir, '..', '..') },
     rounds: { type: 'string', default: '7' },
     iterations: { type: 'string', default: '50000' },
     seconds: { type: 'string', default: '5' },

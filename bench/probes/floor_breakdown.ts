@@ -1,28 +1,28 @@
 // Where the gap between raw Bun and the service goes: raw Bun, the Elysia
 // floor (the service's bytes through Elysia's `set`, no work), the floor with
-// each shape of the service's app added alone (bench/elysia_floor.ts:
+// each shape of the service's app added alone (bench/servers/elysia_floor.ts:
 // async hook, query schema, more hooks, wrap, own Bun.serve), the floor with
 // all of them, and the service, interleaved round by round with wrk and the
 // servers' CPU per request, as `--peers` measures (bench/lib/side_by_side.ts).
 // What the floor with every shape leaves to the service is its own work.
 // On the cold list and create, one more: raw Bun doing the store's work and
-// nothing else (bench/baseline_server.ts with BASELINE_PETS: the page read
+// nothing else (bench/servers/baseline_server.ts with BASELINE_PETS: the page read
 // with the service's statement, or the pet inserted with the service's group
 // commit and durability), the least a Bun server on bun:sqlite spends there.
 //
-//   bun bench/floor_breakdown.ts [--only "hot list,429 path"] [--rounds 5] [--duration 5] [--pets 20000]
+//   bun bench/probes/floor_breakdown.ts [--only "hot list,429 path"] [--rounds 5] [--duration 5] [--pets 20000]
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { FLOOR_SHAPES } from './elysia_floor'
-import { exhaustFreeKey, recordAnswer } from './lib/load'
-import { canPin, pinSelf } from './lib/processes'
-import { SCENARIOS } from './lib/scenarios'
-import { seedDatabase } from './lib/seed'
-import { BenchServers, type Running } from './lib/servers'
-import { type Contender, measureSideBySide, sideBySideTable } from './lib/side_by_side'
-import { hasWrk } from './lib/wrk'
+import { exhaustFreeKey, recordAnswer } from '../lib/load'
+import { canPin, pinSelf } from '../lib/processes'
+import { SCENARIOS } from '../lib/scenarios'
+import { seedDatabase } from '../lib/seed'
+import { BenchServers, type Running } from '../lib/servers'
+import { type Contender, measureSideBySide, sideBySideTable } from '../lib/side_by_side'
+import { hasWrk } from '../lib/wrk'
+import { FLOOR_SHAPES } from '../servers/elysia_floor'
 
 /** The scenarios where SQLite works on every request, and what it does: they get a raw Bun + SQLite row. */
 const STORE_WORK: Record<string, string> = { 'cold list': 'raw Bun + SQLite read', create: 'raw Bun + SQLite commit' }
@@ -35,7 +35,7 @@ const { values } = parseArgs({
     pets: { type: 'string', default: '20000' },
   },
 })
-if (!hasWrk) throw new Error('bench/floor_breakdown.ts needs wrk: apt-get install wrk')
+if (!hasWrk) throw new Error('bench/probes/floor_breakdown.ts needs wrk: apt-get install wrk')
 const only = (values.only as string).split(',')
 const scenarios = SCENARIOS.filter((scenario) => only.includes(scenario.name))
 if (scenarios.length !== only.length) throw new Error(`--only names scenarios of: ${SCENARIOS.map((s) => s.name)}`)
@@ -47,7 +47,7 @@ const options = {
 const pets = Number(values.pets)
 
 pinSelf()
-const root = join(import.meta.dir, '..')
+const root = join(import.meta.dir, '..', '..')
 const work = mkdtempSync(join(tmpdir(), 'animal-store-floor-'))
 const servers = new BenchServers(root, work)
 try {

@@ -4,24 +4,24 @@
 // revocations and plan changes reach a running server quickly; this bench
 // shows what the check costs and what it would cost on every request.
 //
-//   bun bench/key_lookup.ts [--rounds 5] [--iterations 20000]
+//   bun bench/probes/key_lookup.ts [--rounds 5] [--iterations 20000]
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { createApp } from '../src/app'
-import { authenticate } from '../src/auth/authenticate'
-import { KnownCredentials } from '../src/auth/known_credentials'
-import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../src/db/data_version'
-import { openDatabase } from '../src/db/sqlite'
-import { hashApiKey } from '../src/keys/api_key'
-import { issueKey } from '../src/keys/issue'
-import { PLAN_LIMITS } from '../src/keys/plans'
-import { SqliteKeyStore } from '../src/keys/sqlite_store'
-import { createLogger } from '../src/log'
-import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
-import { median, timeInProcess } from './lib/rounds'
+import { createApp } from '../../src/app'
+import { authenticate } from '../../src/auth/authenticate'
+import { KnownCredentials } from '../../src/auth/known_credentials'
+import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
+import { hashApiKey } from '../../src/keys/api_key'
+import { issueKey } from '../../src/keys/issue'
+import { PLAN_LIMITS } from '../../src/keys/plans'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
+import { createLogger } from '../../src/log'
+import { CachedPetStore } from '../../src/pets/page_cache'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import { median, timeInProcess } from '../lib/rounds'
 
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '5' }, iterations: { type: 'string', default: '20000' } },

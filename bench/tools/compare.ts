@@ -1,12 +1,12 @@
 // Puts bench runs side by side (e.g. one, then three instances): for each
 // scenario, each run's req/s, ratio to raw Bun measured in that run, and p99.
 //
-//   bun bench/compare.ts bench/results/scale-out-*.json
+//   bun bench/tools/compare.ts bench/results/scale-out-*.json
 import { readFileSync } from 'node:fs'
-import type { BenchReport } from './lib/report'
+import type { BenchReport } from '../lib/report'
 
 const files = process.argv.slice(2)
-if (files.length === 0) throw new Error('usage: bun bench/compare.ts RESULTS.json...')
+if (files.length === 0) throw new Error('usage: bun bench/tools/compare.ts RESULTS.json...')
 const reports = files.map((file) => JSON.parse(readFileSync(file, 'utf8')) as BenchReport)
 const scenarios = [...new Set(reports.flatMap((r) => r.results.map((result) => result.scenario)))]
 

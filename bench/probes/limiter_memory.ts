@@ -3,19 +3,19 @@
 // five million random strings (as X-Forwarded-For hops that are not addresses). Each flood runs
 // in its own process, beside a whole app, at ANON_SUBJECTS_MAX's default cap; it prints RSS and live heap after a full GC.
 //
-//   bun bench/limiter_memory.ts [--flood ipv4|ipv6|strings] [--count N] [--cap N]
+//   bun bench/probes/limiter_memory.ts [--flood ipv4|ipv6|strings] [--count N] [--cap N]
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
-import { createApp } from '../src/app'
-import { DataVersionWatcher } from '../src/db/data_version'
-import { openDatabase } from '../src/db/sqlite'
-import { parseAddress } from '../src/http/client_address'
-import { SqliteKeyStore } from '../src/keys/sqlite_store'
-import { createLogger } from '../src/log'
-import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
-import { DEFAULT_ANONYMOUS_MAX, MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
-import { addressSubject } from '../src/ratelimit/subject'
+import { createApp } from '../../src/app'
+import { DataVersionWatcher } from '../../src/db/data_version'
+import { openDatabase } from '../../src/db/sqlite'
+import { parseAddress } from '../../src/http/client_address'
+import { SqliteKeyStore } from '../../src/keys/sqlite_store'
+import { createLogger } from '../../src/log'
+import { CachedPetStore } from '../../src/pets/page_cache'
+import { SqlitePetStore } from '../../src/pets/sqlite_store'
+import { DEFAULT_ANONYMOUS_MAX, MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { addressSubject } from '../../src/ratelimit/subject'
 
 const FLOODS = { ipv4: 1_000_000, ipv6: 1_000_000, strings: 5_000_000 } as const
 type Flood = keyof typeof FLOODS

@@ -2,13 +2,13 @@
 // write it to a SQLite file (WAL, synchronous=normal, as the server does), and to read it back,
 // for a thousand and a million subjects. Median of 5 rounds, with the range.
 //
-//   bun bench/limiter_snapshot.ts
+//   bun bench/probes/limiter_snapshot.ts
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { openDatabase } from '../src/db/sqlite'
-import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
-import { SqliteLimiterStateStore } from '../src/ratelimit/sqlite_state_store'
+import { openDatabase } from '../../src/db/sqlite'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
+import { SqliteLimiterStateStore } from '../../src/ratelimit/sqlite_state_store'
 
 const free = { rpm: 60, rpd: 1000 }
 const now = Date.UTC(2026, 10, 21, 10)

@@ -5,11 +5,11 @@
 // revalidates with If-None-Match. `--tree` measures another checkout (a
 // "before" tree made with `git worktree add --detach /tmp/before <rev>`).
 //
-//   bun bench/docs_bytes.ts [--tree DIR]
+//   bun bench/probes/docs_bytes.ts [--tree DIR]
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 
-const { values } = parseArgs({ options: { tree: { type: 'string', default: join(import.meta.dir, '..') } } })
+const { values } = parseArgs({ options: { tree: { type: 'string', default: join(import.meta.dir, '..', '..') } } })
 const root = resolve(values.tree)
 const { createApp } = await import(`${root}/src/app.ts`)
 const { openDatabase } = await import(`${root}/src/db/sqlite.ts`)

@@ -3,7 +3,7 @@
 // against a map, a fixed-window limit per key with the three X-RateLimit-*
 // headers, the list with limit/status/after, and a validated create.
 //
-//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' bun bench/peers/elysia.ts
+//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' bun bench/servers/peers/elysia.ts
 import { Database } from 'bun:sqlite'
 import { Elysia, t } from 'elysia'
 

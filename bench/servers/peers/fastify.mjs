@@ -2,7 +2,7 @@
 // the way Fastify's documentation shows (a hook, and JSON Schema on the
 // routes): the same key check, limit, list and create as the Elysia peer.
 //
-//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' node bench/peers/fastify.mjs
+//   DATABASE_PATH=pets.sqlite PEER_KEYS='{"ask_…":60}' node bench/servers/peers/fastify.mjs
 import Database from 'better-sqlite3'
 import Fastify from 'fastify'
 

@@ -3,12 +3,12 @@
 // service builds an answer (rate-limit headers written into `set.headers`
 // by an `onRequest` hook, the rest by the route, Elysia making the Response),
 // but with no work at all: no key, no limiter, no store, constant values.
-// What it costs above raw Bun (bench/baseline_server.ts) is what Elysia and
+// What it costs above raw Bun (bench/servers/baseline_server.ts) is what Elysia and
 // the answer's headers cost before the service does anything; the service
 // cannot be cheaper than this while it answers through Elysia's `set`.
 //
 // FLOOR_WITH adds, one by one, the shapes the service's app has, still with
-// no work in them (bench/floor_breakdown.ts measures each):
+// no work in them (bench/probes/floor_breakdown.ts measures each):
 //   async   the hook is async, as the guard is
 //   query   the route validates limit/status/after with the service's schema and transform
 //   hooks   two more onRequest hooks (a path check, a walk over the request headers) and an onError
@@ -16,11 +16,11 @@
 //   server  served by a Bun.serve of its own calling app.fetch, as src/http/listener.ts does,
 //           instead of Elysia's listen (which routes in Bun's native router)
 //
-//   [FLOOR_WITH=async,query,...] bun bench/elysia_floor.ts RESPONSE.json   (prints "floor listening on PORT")
+//   [FLOOR_WITH=async,query,...] bun bench/servers/elysia_floor.ts RESPONSE.json   (prints "floor listening on PORT")
 import { readFileSync } from 'node:fs'
 import { Elysia } from 'elysia'
-import { integerFromText } from '../src/http/integer_text'
-import { ListPetsQuery } from '../src/pets/schema'
+import { integerFromText } from '../../src/http/integer_text'
+import { ListPetsQuery } from '../../src/pets/schema'
 
 export const FLOOR_SHAPES = ['async', 'query', 'hooks', 'wrap', 'server'] as const
 export type FloorShape = (typeof FLOOR_SHAPES)[number]
@@ -103,7 +103,7 @@ export function floorApp(recorded: RecordedAnswer, shapes: ReadonlySet<FloorShap
 if (import.meta.main) {
   const file = process.argv[2]
   if (!file)
-    throw new Error('usage: [FLOOR_WITH=async,query,hooks,wrap,server] bun bench/elysia_floor.ts RESPONSE.json')
+    throw new Error('usage: [FLOOR_WITH=async,query,hooks,wrap,server] bun bench/servers/elysia_floor.ts RESPONSE.json')
   const named = (process.env.FLOOR_WITH ?? '').split(',').filter(Boolean)
   for (const shape of named)
     if (!(FLOOR_SHAPES as readonly string[]).includes(shape))
