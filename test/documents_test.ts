@@ -24,8 +24,8 @@ describe("the repository's documents", () => {
     }
   })
 
-  test('the README stays a front page of about 200 lines at most', async () => {
+  test('the README stays a front page of 160 lines at most', async () => {
     const lines = (await Bun.file(join(ROOT, 'README.md')).text()).split('\n').length
-    expect(lines).toBeLessThanOrEqual(200)
+    expect(lines).toBeLessThanOrEqual(160)
   })
 })

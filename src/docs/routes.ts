@@ -4,6 +4,7 @@ import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
 import { negotiatedResponse, Representation } from '../http/compression'
 import { entityTag } from '../http/conditional'
+import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { baseUrl } from '../http/url'
 import { buildOpenApiDocument, serversOf } from './openapi'
 
@@ -173,7 +174,7 @@ export function docsRoutes({ app, publicUrl }: DocsOptions) {
             documents.set(base, representation)
           }
           return negotiatedResponse(request, representation, {
-            'content-type': 'application/json; charset=utf-8',
+            'content-type': JSON_CONTENT_TYPE,
             'cache-control': REVALIDATE_EACH_TIME,
           })
         },

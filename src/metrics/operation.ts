@@ -1,11 +1,11 @@
 import { isApiUrl, isChildPath, isPath, pathOf } from '../http/url'
+import { PETS_PATH } from '../pets/paths'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 
 /** What a request did, as the metrics label it: the API's operations by their OpenAPI ids, the docs, or other. */
 export const OPERATIONS = ['listPets', 'createPet', 'getPet', 'getRateLimit', 'docs', 'other'] as const
 export type Operation = (typeof OPERATIONS)[number]
 
-const PETS_PATH = '/v1/pets'
 const DOCS_PATHS = new Set(['/', '/docs', '/docs/', '/openapi.json', '/favicon.ico'])
 
 /**

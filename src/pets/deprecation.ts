@@ -1,7 +1,6 @@
 import { Elysia } from 'elysia'
-import { API_PREFIX, baseUrl, isChildPath } from '../http/url'
-
-const PETS_PATH = `${API_PREFIX}/pets`
+import { baseUrl, isChildPath } from '../http/url'
+import { PETS_PATH } from './paths'
 
 /** When `GET /pets/{petId}` was deprecated (RFC 9745 date: the 1.0.0 release, 2026-11-21). */
 export const GET_PET_DEPRECATED = '@1795219200'
@@ -22,7 +21,7 @@ export function getPetDeprecation({ publicUrl }: { publicUrl: string | undefined
     set.headers.deprecation = GET_PET_DEPRECATED
     set.headers.sunset = GET_PET_SUNSET
     set.headers.link =
-      `<${base}${API_PREFIX}/pets>; rel="successor-version", ` +
+      `<${base}${PETS_PATH}>; rel="successor-version", ` +
       `<${base}${GET_PET_EXPLANATION}>; rel="deprecation"; type="text/html"`
   })
 }

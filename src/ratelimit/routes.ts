@@ -5,6 +5,7 @@ import { jsonResponse, operationResponses, ref } from '../openapi/responses'
 import { applyRateDecision } from './apply_decision'
 import { describeUsage, limiterUnavailable, quotaStatus } from './decision'
 import type { RateLimiter } from './limiter'
+import { RATE_LIMIT_STATUS_EXAMPLE } from './schema'
 import { keySubject } from './subject'
 
 /** The quota check: the guard lets a GET of it through without counting it. */
@@ -46,17 +47,7 @@ export function rateLimitRoutes({ limiter, callers, clock }: RateLimitRoutesOpti
           'answers 200 also while the key is over its limit or banned, so a client can see when to come back.',
         tags: ['rate limits'],
         responses: operationResponses({
-          200: jsonResponse(
-            "The key's quota",
-            ref('schemas', 'RateLimitStatus'),
-            {},
-            {
-              plan: 'free',
-              minute: { limit: 60, used: 12, remaining: 48, reset: 1795419060 },
-              day: { limit: 1000, used: 12, remaining: 988, reset: 1795478400 },
-              bannedUntil: null,
-            },
-          ),
+          200: jsonResponse("The key's quota", ref('schemas', 'RateLimitStatus'), {}, RATE_LIMIT_STATUS_EXAMPLE),
         }),
       },
     },

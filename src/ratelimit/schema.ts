@@ -1,6 +1,7 @@
 import { type Static, Type } from '@sinclair/typebox'
 
-function windowQuota(name: string, example: { limit: number; used: number; reset: number }) {
+/** A window of the quota check's answer, with its window's part of the example. */
+function windowQuota(name: string, { limit, used, reset, remaining }: WindowExample) {
   return Type.Object(
     {
       limit: Type.Integer({ minimum: 1, description: `Requests allowed per ${name}` }),
@@ -8,16 +9,26 @@ function windowQuota(name: string, example: { limit: number; used: number; reset
       remaining: Type.Integer({ minimum: 0, description: `Requests left this ${name}` }),
       reset: Type.Integer({ description: `Unix time (seconds) at which this ${name} ends` }),
     },
-    { additionalProperties: false, examples: [{ ...example, remaining: example.limit - example.used }] },
+    { additionalProperties: false, examples: [{ limit, used, reset, remaining }] },
   )
+}
+
+type WindowExample = { limit: number; used: number; remaining: number; reset: number }
+
+/** The quota check's example in the document: a Free key twelve requests into its minute and its day. */
+export const RATE_LIMIT_STATUS_EXAMPLE = {
+  plan: 'free',
+  minute: { limit: 60, used: 12, remaining: 48, reset: 1795419060 },
+  day: { limit: 1000, used: 12, remaining: 988, reset: 1795478400 },
+  bannedUntil: null,
 }
 
 /** What `GET /v1/rate_limit` answers: the key's plan, both windows and any ban, counting nothing. */
 export const RateLimitStatus = Type.Object(
   {
     plan: Type.String({ description: 'The plan of the key', examples: ['free'] }),
-    minute: windowQuota('minute', { limit: 60, used: 12, reset: 1795419060 }),
-    day: windowQuota('day', { limit: 1000, used: 12, reset: 1795478400 }),
+    minute: windowQuota('minute', RATE_LIMIT_STATUS_EXAMPLE.minute),
+    day: windowQuota('day', RATE_LIMIT_STATUS_EXAMPLE.day),
     bannedUntil: Type.Unsafe<number | null>({
       type: ['integer', 'null'],
       description: 'Unix time (seconds) at which a ban ends, or null when the key is not banned',
