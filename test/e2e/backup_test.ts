@@ -24,11 +24,13 @@ describe('backup', () => {
   })
 
   test.each([[['backup']], [['backup', 'a', 'b']], [['backup', 'a', '--colour']]])(
-    'exits 2 with usage for %p',
+    'exits 2 with one line and where the usage is for %p',
     async (args) => {
       const result = await runCli(args)
       expect(result.code).toBe(2)
-      expect(result.stderr).toContain('Usage:')
+      expect(result.stderr.trim().split('\n')).toEqual([
+        expect.stringMatching(/^(backup takes one FILE|Unknown option).* \(animal-store --help shows the usage\)$/),
+      ])
     },
   )
 })
