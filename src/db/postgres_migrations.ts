@@ -70,4 +70,36 @@ export const postgresMigrations: readonly Migration[] = [
         ADD COLUMN quota_reset_at timestamptz;
     `,
   },
+  {
+    version: 5,
+    name: 'pet counts',
+    // The inventory, kept by triggers in the transaction of every change to pets. Each status has 16
+    // rows (a pet counts in row id % 16), so instances creating and changing pets at once do not all
+    // wait for one row's lock; reading it sums 48 rows, however many pets there are.
+    sql: `
+      CREATE TABLE pet_counts (
+        status text   NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
+        shard  int    NOT NULL CHECK (shard BETWEEN 0 AND 15),
+        count  bigint NOT NULL,
+        PRIMARY KEY (status, shard)
+      );
+      INSERT INTO pet_counts (status, shard, count)
+        SELECT s.status, g.shard, (SELECT count(*) FROM pets p WHERE p.status = s.status AND p.id % 16 = g.shard)
+        FROM (VALUES ('available'), ('pending'), ('sold')) AS s (status), generate_series(0, 15) AS g (shard);
+      CREATE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP <> 'INSERT' THEN
+          UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status AND shard = OLD.id % 16;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+          UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status AND shard = NEW.id % 16;
+        END IF;
+        RETURN NULL;
+      END $$;
+      CREATE TRIGGER pet_counts_insert_delete AFTER INSERT OR DELETE ON pets
+        FOR EACH ROW EXECUTE FUNCTION pet_counts_follow();
+      CREATE TRIGGER pet_counts_update AFTER UPDATE OF status ON pets
+        FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION pet_counts_follow();
+    `,
+  },
 ]

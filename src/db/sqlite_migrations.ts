@@ -72,4 +72,29 @@ export const sqliteMigrations: readonly Migration[] = [
       ALTER TABLE api_keys ADD COLUMN quota_reset_at TEXT;
     `,
   },
+  {
+    version: 6,
+    name: 'pet counts',
+    // The inventory: one row per status, kept by triggers in the transaction of every change to pets,
+    // so it is exact and reading it does not grow with the number of pets.
+    sql: `
+      CREATE TABLE pet_counts (
+        status TEXT    PRIMARY KEY CHECK (status IN ('available', 'pending', 'sold')),
+        count  INTEGER NOT NULL CHECK (count >= 0)
+      ) STRICT;
+      INSERT INTO pet_counts (status, count)
+        SELECT value, (SELECT count(*) FROM pets WHERE status = value)
+        FROM json_each('["available", "pending", "sold"]');
+      CREATE TRIGGER pet_counts_insert AFTER INSERT ON pets BEGIN
+        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
+      END;
+      CREATE TRIGGER pet_counts_delete AFTER DELETE ON pets BEGIN
+        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
+      END;
+      CREATE TRIGGER pet_counts_update AFTER UPDATE OF status ON pets WHEN OLD.status <> NEW.status BEGIN
+        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
+        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
+      END;
+    `,
+  },
 ]

@@ -1,26 +1,40 @@
 import { type Awaitable, andThen } from '../awaitable'
 import type { DataVersionWatcher } from '../db/data_version'
+import type { DeleteOutcome, Inventory, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
-import type { NewPet, Pet } from './schema'
+import type { NewPet, Pet, PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
 /** How many pages beyond the first ones are kept, the least recently read dropped first. */
 export const LATER_PAGES_KEPT = 1024
 
+/** A kept page, and which pets it is a page of: those with `status` (all when undefined) and an id above `after`. */
+interface KeptPage {
+  page: PetPage
+  status: PetStatus | undefined
+  after: number
+}
+
 /**
- * A PetStore in front of the SQLite one that keeps the pages it has read.
- * Pets are never changed or deleted, and a create appends the highest id, so
- * a page that has a next one (`more`) can never change: it stays until
- * another process writes the file. Only a page at the end (no `more`) can
- * change with a create, and those are dropped when one commits. First pages
- * (no `after`: what most clients read) are all kept, one per limit and
- * status, so at most 400; later pages (a deep link read again and again)
- * are kept from their second read, up to LATER_PAGES_KEPT, least recently
- * read dropped first: pages read once (a client walking the list, random
- * pages) would only churn memory, which cost the cold list CPU
+ * A PetStore in front of the SQLite one that keeps the pages it has read,
+ * and drops exactly those a committed change can alter, so a read after a
+ * change never sees a page from before it. A page holds the pets of its
+ * status (or all) with ids from `after` up to its last, and says whether
+ * more follow (`more`). So:
+ * - a pet that joins those pets (a create, which takes the highest id, or a
+ *   status moved to the page's) alters the pages whose ids it falls in, the
+ *   page without a next one included;
+ * - a pet that leaves them (a delete, or a status moved away) alters every
+ *   page from before it, since the last of those may lose its next page;
+ * - a pet changed in place alters the pages whose ids it falls in.
+ * First pages (no `after`: what most clients read) are all kept, one per
+ * limit and status, so at most 400; later pages (a deep link read again and
+ * again) are kept from their second read, up to LATER_PAGES_KEPT, least
+ * recently read dropped first: pages read once (a client walking the list,
+ * random pages) would only churn memory, which cost the cold list CPU
  * (bench/README.md, "What the changes since 758cb1e did").
- * One process owns every pet write (the CLI never writes pets), so a create
- * here is the only change to expect; the database's DataVersionWatcher also
+ * One process owns every pet write (the CLI never writes pets), so its own
+ * changes are the ones to expect; the database's DataVersionWatcher also
  * clears everything, within DATA_VERSION_CHECK_MS, if anything else ever
  * writes the file. Not for a store that several instances share.
  */
@@ -29,9 +43,9 @@ export class CachedPetStore implements PetStore {
   #store: PetStore
   #watcher: DataVersionWatcher
   #seenVersion = -1
-  #firstPages = new Map<number | string, PetPage>()
+  #firstPages = new Map<number | string, KeptPage>()
   /** In the order they were last read, so the first is the one to drop. */
-  #laterPages = new Map<string, PetPage>()
+  #laterPages = new Map<string, KeptPage>()
   /** Later pages read once and not kept, by key: the second read keeps one. */
   #readOnce = new Set<string>()
   /** Where the pages without a next one are, which a create drops: a few, however many pages are kept. */
@@ -48,10 +62,7 @@ export class CachedPetStore implements PetStore {
   list(query: PetListQuery): Awaitable<PetPage> {
     const version = this.#watcher.current()
     if (version !== this.#seenVersion) {
-      this.#firstPages.clear()
-      this.#laterPages.clear()
-      this.#readOnce.clear()
-      this.#endPages.clear()
+      this.#forgetAll()
       this.#seenVersion = version
     }
     const first = query.after === undefined || query.after === 0
@@ -60,16 +71,16 @@ export class CachedPetStore implements PetStore {
         ? query.limit
         : `${query.limit}:${query.status}`
       : `${query.limit}:${query.status ?? ''}:${query.after}`
-    const pages: Map<number | string, PetPage> = first ? this.#firstPages : this.#laterPages
-    const cached = pages.get(key)
-    if (cached) {
+    const pages: Map<number | string, KeptPage> = first ? this.#firstPages : this.#laterPages
+    const kept = pages.get(key)
+    if (kept) {
       this.#hits++
       if (!first) {
         // Read again: to the end of the order, the last to be dropped.
         pages.delete(key)
-        pages.set(key, cached)
+        pages.set(key, kept)
       }
-      return cached
+      return kept.page
     }
     this.#misses++
     const page = this.#store.list(query)
@@ -82,7 +93,7 @@ export class CachedPetStore implements PetStore {
       }
       if (pages.size >= LATER_PAGES_KEPT) pages.delete(pages.keys().next().value!)
     }
-    pages.set(key, page)
+    pages.set(key, { page, status: query.status, after: query.after ?? 0 })
     if (!page.more) this.#endPages.add(key)
     return page
   }
@@ -90,18 +101,54 @@ export class CachedPetStore implements PetStore {
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome> {
     // Dropped once the write has committed: a page read while it was pending is stale by then.
     return andThen(this.#store.create(pet, claim), (outcome) => {
-      this.#dropLastPages()
+      this.#dropEndPages()
       return outcome
     })
   }
 
-  /** After a create: the pages without a next one, which the new pet may join (or now follow). */
-  #dropLastPages(): void {
+  update(id: number, changes: PetChanges, precondition?: PetPrecondition): Awaitable<UpdateOutcome> {
+    return andThen(this.#store.update(id, changes, precondition), (outcome) => {
+      if (outcome.kind === 'updated') this.#dropAltered(id, outcome.previous, outcome.pet)
+      return outcome
+    })
+  }
+
+  delete(id: number, precondition?: PetPrecondition): Awaitable<DeleteOutcome> {
+    return andThen(this.#store.delete(id, precondition), (outcome) => {
+      if (outcome.kind === 'deleted') this.#dropAltered(id, outcome.pet, undefined)
+      return outcome
+    })
+  }
+
+  inventory(): Awaitable<Inventory> {
+    return this.#store.inventory()
+  }
+
+  /** After a create: the pages without a next one, which the new pet joins (or now follows). */
+  #dropEndPages(): void {
     // The two maps' keys never collide: a later page's key names its `after`.
     for (const key of this.#endPages) {
       this.#firstPages.delete(key)
       this.#laterPages.delete(key as string)
     }
+    this.#endPages.clear()
+  }
+
+  /** After pet `id` changed from `before` to `after` (undefined: deleted): the pages it alters, by the rules above. */
+  #dropAltered(id: number, before: Pet, after: Pet | undefined): void {
+    if (after !== undefined && samePet(before, after)) return
+    for (const pages of [this.#firstPages, this.#laterPages] as Map<number | string, KeptPage>[])
+      for (const [key, kept] of pages) {
+        if (!alters(kept, id, before, after)) continue
+        pages.delete(key)
+        this.#endPages.delete(key)
+      }
+  }
+
+  #forgetAll(): void {
+    this.#firstPages.clear()
+    this.#laterPages.clear()
+    this.#readOnce.clear()
     this.#endPages.clear()
   }
 
@@ -117,4 +164,21 @@ export class CachedPetStore implements PetStore {
   answers(): Awaitable<boolean> {
     return this.#store.answers()
   }
+}
+
+function samePet(a: Pet, b: Pet): boolean {
+  return a.name === b.name && a.categoryId === b.categoryId && a.status === b.status
+}
+
+/** Whether a change to pet `id` (from `before` to `after`; undefined: deleted) can alter a kept page. */
+function alters({ page, status, after: from }: KeptPage, id: number, before: Pet, after: Pet | undefined): boolean {
+  if (id <= from) return false
+  const wasIn = status === undefined || before.status === status
+  const isIn = after !== undefined && (status === undefined || after.status === status)
+  // Leaving the page's pets: every page from before it may lose its last next pet.
+  if (wasIn && !isIn) return true
+  if (!wasIn && !isIn) return false
+  // Joining them, or changed among them: the pages whose ids it falls in.
+  const last = page.pets.at(-1)
+  return !page.more || last === undefined || id <= last.id
 }

@@ -2,6 +2,15 @@ import type { SQL } from 'bun'
 import { orUnavailable } from '../db/postgres'
 import { returnedRow } from '../db/returned_row'
 import {
+  type DeleteOutcome,
+  decideDelete,
+  decideUpdate,
+  type Inventory,
+  type PetChanges,
+  type PetPrecondition,
+  type UpdateOutcome,
+} from './changes'
+import {
   answerToClaimed,
   EXPIRED_CLAIMS_PURGED_PER_CREATE,
   expiryCutoff,
@@ -45,6 +54,50 @@ export class PostgresPetStore implements PetStore {
 
   get(id: number): Promise<Pet | undefined> {
     return orUnavailable(() => this.#get(id))
+  }
+
+  update(id: number, changes: PetChanges, precondition?: PetPrecondition): Promise<UpdateOutcome> {
+    return orUnavailable(() =>
+      this.#sql.begin(async (tx): Promise<UpdateOutcome> => {
+        // Locked until the transaction ends: a concurrent change to this pet waits, then sees this one's result.
+        const decided = decideUpdate(await this.#locked(tx, id), changes, precondition)
+        if (decided.kind !== 'store') return decided
+        const { pet, previous } = decided
+        if (decided.unchanged) return { kind: 'updated', pet, previous }
+        const [row]: PetRow[] = await tx`
+          UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status}
+          WHERE id = ${id} RETURNING id, name, category_id AS "categoryId", status`
+        return { kind: 'updated', pet: toPet(returnedRow(row)), previous }
+      }),
+    )
+  }
+
+  delete(id: number, precondition?: PetPrecondition): Promise<DeleteOutcome> {
+    return orUnavailable(() =>
+      this.#sql.begin(async (tx): Promise<DeleteOutcome> => {
+        const decided = decideDelete(await this.#locked(tx, id), precondition)
+        if (decided.kind !== 'delete') return decided
+        await tx`DELETE FROM pets WHERE id = ${id}`
+        return { kind: 'deleted', pet: decided.pet }
+      }),
+    )
+  }
+
+  inventory(): Promise<Inventory> {
+    return orUnavailable(async () => {
+      const rows: { status: keyof Inventory; count: string }[] = await this.#sql`
+        SELECT status, sum(count) AS count FROM pet_counts GROUP BY status`
+      const inventory: Inventory = { available: 0, pending: 0, sold: 0 }
+      for (const { status, count } of rows) inventory[status] = Number(count)
+      return inventory
+    })
+  }
+
+  /** A pet, its row locked for the rest of the transaction `tx`. */
+  async #locked(tx: SQL, id: number): Promise<Pet | undefined> {
+    const [row]: PetRow[] = await tx`
+      SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id} FOR UPDATE`
+    return row && toPet(row)
   }
 
   async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {

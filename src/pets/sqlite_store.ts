@@ -3,6 +3,15 @@ import { returnedRow } from '../db/returned_row'
 import { asStorageFault, fileIdentity } from '../db/sqlite_faults'
 import { StorageFaultError } from '../db/store_unavailable'
 import {
+  type DeleteOutcome,
+  decideDelete,
+  decideUpdate,
+  type Inventory,
+  type PetChanges,
+  type PetPrecondition,
+  type UpdateOutcome,
+} from './changes'
+import {
   answerToClaimed,
   EXPIRED_CLAIMS_PURGED_PER_CREATE,
   expiryCutoff,
@@ -13,11 +22,10 @@ import { pageOf, rowsForPage } from './paging'
 import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
-/** A create waiting for its batch's commit. */
-interface PendingCreate {
-  pet: NewPet
-  claim: IdempotencyClaim | undefined
-  resolve: (outcome: CreateOutcome) => void
+/** A write (a create, an update, a delete) waiting for its batch's commit: it runs inside the batch's transaction. */
+interface PendingWrite {
+  run: () => unknown
+  resolve: (outcome: never) => void
   reject: (error: unknown) => void
 }
 
@@ -53,12 +61,15 @@ export class SqlitePetStore implements PetStore {
   #pageByStatus: Statement<Pet, [string, number, number]>
   #insert: Statement<Pet, [string, number, string]>
   #byId: Statement<Pet, [number]>
+  #update: Statement<Pet, [number, string, number, string]>
+  #delete: Statement<null, [number]>
+  #counts: Statement<{ status: PetStatus; count: number }, []>
   #ping: Statement<{ one: number }, []>
   #findClaim: Statement<StoredClaim, [number, string, number]>
   #saveClaim: Statement<null, [number, string, string, string, number]>
   #purgeClaims: Statement<null, [number]>
-  #commit: (batch: PendingCreate[]) => CreateOutcome[]
-  #pending: PendingCreate[] = []
+  #commit: (batch: PendingWrite[]) => unknown[]
+  #pending: PendingWrite[] = []
   #isOurFile: () => boolean
   /** The last commit failed on the storage, and none has succeeded since: `answers` says no. */
   #writesFailing = false
@@ -74,7 +85,12 @@ export class SqlitePetStore implements PetStore {
       .prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
       .as(PetRow)
     this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
-    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`)
+    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
+    this.#update = db
+      .prepare(`UPDATE pets SET name = ?2, category_id = ?3, status = ?4 WHERE id = ?1 RETURNING ${COLUMNS}`)
+      .as(PetRow)
+    this.#delete = db.prepare('DELETE FROM pets WHERE id = ?1')
+    this.#counts = db.prepare('SELECT status, count FROM pet_counts')
     this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
     this.#findClaim = db.prepare(
       'SELECT request_hash AS requestHash, response FROM idempotency_keys WHERE api_key_id = ?1 AND key = ?2 AND created_at > ?3',
@@ -87,10 +103,8 @@ export class SqlitePetStore implements PetStore {
       `DELETE FROM idempotency_keys WHERE rowid IN
        (SELECT rowid FROM idempotency_keys WHERE created_at <= ?1 LIMIT ${EXPIRED_CLAIMS_PURGED_PER_CREATE})`,
     )
-    const createAll = db.transaction((batch: PendingCreate[]): CreateOutcome[] =>
-      batch.map(({ pet, claim }) => this.#createOne(pet, claim)),
-    )
-    this.#commit = (batch) => createAll.immediate(batch)
+    const writeAll = db.transaction((batch: PendingWrite[]): unknown[] => batch.map(({ run }) => run()))
+    this.#commit = (batch) => writeAll.immediate(batch)
     this.#isOurFile = fileIdentity(db.filename)
   }
 
@@ -106,19 +120,52 @@ export class SqlitePetStore implements PetStore {
     }
   }
 
-  /**
-   * Group commit: the creates that arrive within one turn of the event loop
-   * are written in one transaction, and each is answered once it has
-   * committed. Under concurrent load this shares each commit's cost among the
-   * batch (bench/README.md, "Group commit"); durability is unchanged,
-   * since no 201 is sent before its commit.
-   */
   create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
+    return this.#write(() => this.#createOne(pet, claim))
+  }
+
+  update(id: number, changes: PetChanges, precondition?: PetPrecondition): Promise<UpdateOutcome> {
+    return this.#write((): UpdateOutcome => {
+      const decided = decideUpdate(this.#byId.get(id) ?? undefined, changes, precondition)
+      if (decided.kind !== 'store') return decided
+      const { pet, previous, unchanged } = decided
+      const stored = unchanged ? pet : returnedRow(this.#update.get(id, pet.name, pet.categoryId, pet.status))
+      return { kind: 'updated', pet: stored, previous }
+    })
+  }
+
+  delete(id: number, precondition?: PetPrecondition): Promise<DeleteOutcome> {
+    return this.#write(() => {
+      const decided = decideDelete(this.#byId.get(id) ?? undefined, precondition)
+      if (decided.kind !== 'delete') return decided
+      this.#delete.run(id)
+      return { kind: 'deleted', pet: decided.pet }
+    })
+  }
+
+  inventory(): Inventory {
+    try {
+      const inventory: Inventory = { available: 0, pending: 0, sold: 0 }
+      for (const { status, count } of this.#counts.all()) inventory[status] = count
+      return inventory
+    } catch (error) {
+      throw this.#fault(error)
+    }
+  }
+
+  /**
+   * Group commit: the writes that arrive within one turn of the event loop
+   * are made in one transaction, in the order they came, and each is
+   * answered once it has committed. Under concurrent load this shares each
+   * commit's cost among the batch (bench/README.md, "Group commit");
+   * durability is unchanged, since no write is answered before its commit.
+   */
+  #write<T>(run: () => T): Promise<T> {
     return new Promise((resolve, reject) => {
       // One batch at a time: a batch waiting for a lock keeps the next behind it, so an Idempotency-Key
       // claimed in it is seen by the next.
-      if (this.#pending.push({ pet, claim, resolve, reject }) === 1 && !this.#committing)
-        setImmediate(() => this.#flush())
+      const pending: PendingWrite = { run, resolve: resolve as (outcome: never) => void, reject }
+      if (this.#pending.push(pending) === 1 && !this.#committing) setImmediate(() => this.#flush())
     })
   }
 
@@ -135,8 +182,8 @@ export class SqlitePetStore implements PetStore {
    * SERVER_BUSY_TIMEOUT_MS each time), so reads and everything else go on
    * meanwhile; past `deadline`, the batch is refused as a storage fault.
    */
-  #commitBatch(batch: PendingCreate[], deadline: number): void {
-    let outcomes: CreateOutcome[]
+  #commitBatch(batch: PendingWrite[], deadline: number): void {
+    let outcomes: unknown[]
     try {
       // One stat per batch: a file deleted or replaced under the service takes no more writes.
       if (!this.#isOurFile()) throw new StorageFaultError('SQLITE_CANTOPEN (the database file was deleted or replaced)')
@@ -153,7 +200,7 @@ export class SqlitePetStore implements PetStore {
       return
     }
     this.#writesFailing = false
-    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outcomes[i]!)
+    for (let i = 0; i < batch.length; i++) batch[i]!.resolve(outcomes[i] as never)
     this.#next()
   }
 

@@ -1,4 +1,5 @@
 import type { Awaitable } from '../awaitable'
+import type { DeleteOutcome, Inventory, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { ClaimedOutcome, IdempotencyClaim } from './idempotency'
 import type { NewPet, Pet, PetStatus } from './schema'
 
@@ -39,6 +40,18 @@ export interface PetStore {
   /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome>
   get(id: number): Awaitable<Pet | undefined>
+  /**
+   * Changes a pet, its status only as `canMove` allows, and only when
+   * `precondition` holds for it as it stands (checked in the same
+   * transaction, so of two updates that expect one state exactly one wins).
+   * Committed as a create is (durable before it answers); a change that
+   * changes nothing writes nothing.
+   */
+  update(id: number, changes: PetChanges, precondition?: PetPrecondition): Awaitable<UpdateOutcome>
+  /** Deletes a pet, when `precondition` holds for it as it stands; committed as a create is. */
+  delete(id: number, precondition?: PetPrecondition): Awaitable<DeleteOutcome>
+  /** How many pets have each status, exact, at a cost that does not grow with the number of pets. */
+  inventory(): Awaitable<Inventory>
   /** Whether the database answers a trivial query: for `/health`. */
   answers(): Awaitable<boolean>
 }

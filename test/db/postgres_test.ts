@@ -23,6 +23,25 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     expect(await migratePostgres(sql!, postgresMigrations)).toEqual([])
   })
 
+  test('a version-1.1 database is upgraded without loss, its new counts matching the pets', async () => {
+    const schema = uniqueName('test')
+    cleanups.push(() => dropSchema(schema))
+    const setup = new SQL(TEST_DATABASE_URL!, { max: 1 })
+    await setup`CREATE SCHEMA ${setup(schema)}`
+    await setup.close()
+    const old = new SQL(TEST_DATABASE_URL!, { max: 1, connection: { search_path: schema } })
+    cleanups.push(() => old.close())
+    // What 1.1 (baa4558) wrote: its four schema steps, then pets as its store inserted them.
+    expect(await migratePostgres(old, postgresMigrations.slice(0, 4))).toEqual([1, 2, 3, 4])
+    const statuses = ['available', 'pending', 'sold', 'sold'] as const
+    for (let i = 0; i < 40; i++)
+      await old`INSERT INTO pets (name, category_id, status) VALUES (${`p${i}`}, ${i + 1}, ${statuses[i % 4]!})`
+    const pets = await old`SELECT * FROM pets ORDER BY id`
+    expect(await migratePostgres(old, postgresMigrations)).toEqual([5])
+    expect(await old`SELECT * FROM pets ORDER BY id`).toEqual(pets)
+    expect(await new PostgresPetStore(old).inventory()).toEqual({ available: 10, pending: 10, sold: 20 })
+  })
+
   test('refuses a database from a newer build, naming both versions', async () => {
     const [sql] = await postgresPools(1, cleanups)
     const newer = postgresMigrations.length + 1

@@ -1,6 +1,6 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
-import { mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { NewerSchemaError } from '../../src/db/migration'
@@ -46,6 +46,40 @@ describe('migrateSqlite', () => {
       `schema version ${newer}, newer than this build's ${sqliteMigrations.length}`,
     )
     expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: newer })
+  })
+})
+
+describe('a version-1.1 database', () => {
+  // Written by the service at baa4558 (schema 5): 31 pets made through the API (10 pending, 10 sold, 11 available,
+  // one with an Idempotency-Key), the key that made them, the limiter's saved state; stopped cleanly.
+  const FIXTURE = join(import.meta.dir, 'fixtures', 'v1.1.sqlite')
+
+  test('is upgraded without loss: every row stays, and the new counts match the pets', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'animal-store-upgrade-'))
+    try {
+      const path = join(dir, 'store.sqlite')
+      copyFileSync(FIXTURE, path)
+      const before = new Database(path, { readonly: true })
+      const rows = (table: string, db: Database) => db.query(`SELECT * FROM ${table} ORDER BY rowid`).all()
+      const kept = Object.fromEntries(
+        ['pets', 'api_keys', 'idempotency_keys', 'limiter_state'].map((table) => [table, rows(table, before)]),
+      )
+      expect(before.query('PRAGMA user_version').get()).toEqual({ user_version: 5 })
+      before.close()
+      const db = openDatabase(path, { serving: true })
+      expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: sqliteMigrations.length })
+      for (const [table, was] of Object.entries(kept))
+        expect({ table, rows: rows(table, db) }).toEqual({ table, rows: was })
+      expect((kept.pets as unknown[]).length).toBe(31)
+      expect(db.query('SELECT status, count FROM pet_counts ORDER BY status').all()).toEqual([
+        { status: 'available', count: 11 },
+        { status: 'pending', count: 10 },
+        { status: 'sold', count: 10 },
+      ])
+      db.close()
+    } finally {
+      rmSync(dir, { recursive: true, force: true })
+    }
   })
 })
 

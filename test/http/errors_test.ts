@@ -65,6 +65,9 @@ describeEachStore('Error bodies', () => {
       },
       create: () => Promise.reject(new Error('nope')),
       get: () => undefined,
+      update: () => Promise.reject(new Error('nope')),
+      delete: () => Promise.reject(new Error('nope')),
+      inventory: () => ({ available: 0, pending: 0, sold: 0 }),
       answers: () => true,
     }
     const { call, logs } = await makeTestApp({ pets: failing })

@@ -17,6 +17,9 @@ function counted(store: PetStore) {
     },
     create: (pet, claim) => store.create(pet, claim),
     get: (id) => store.get(id),
+    update: (id, changes, precondition) => store.update(id, changes, precondition),
+    delete: (id, precondition) => store.delete(id, precondition),
+    inventory: () => store.inventory(),
     answers: () => store.answers(),
   }
   return { wrapped, counter }
@@ -133,4 +136,53 @@ describe('CachedPetStore', () => {
     expect(await cache.list({ limit: 1, after: 3 })).toBe(again)
     expect(counter.lists).toBe(9)
   })
+})
+
+describe('CachedPetStore under change', () => {
+  /** A PRNG with a seed, so a failure can be replayed (mulberry32). */
+  function random(seed: number) {
+    let state = seed >>> 0
+    return (below: number) => {
+      state = (state + 0x6d2b79f5) >>> 0
+      let t = state
+      t = Math.imul(t ^ (t >>> 15), t | 1)
+      t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
+      return Math.floor((((t ^ (t >>> 14)) >>> 0) / 4294967296) * below)
+    }
+  }
+  const STATUSES = ['available', 'pending', 'sold'] as const
+
+  test.each([1, 2, 3, 4, 5])(
+    'answers every page as SQLite does, through 3,000 random creates, updates, deletes and reads (seed %p)',
+    async (seed) => {
+      const db = openDatabase(':memory:')
+      const plain = new SqlitePetStore(db)
+      const cache = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db))
+      const pick = random(seed)
+      let highest = 0
+      for (let step = 0; step < 3000; step++) {
+        const roll = pick(100)
+        const id = 1 + pick(highest + 2)
+        if (roll < 10) {
+          const created = await cache.create({ name: `n${step}`, categoryId: 1, status: STATUSES[pick(3)] })
+          if (created.kind === 'created') highest = created.pet.id
+        } else if (roll < 25) {
+          const changes = pick(2) === 0 ? { status: STATUSES[pick(3)] } : { name: `r${step}` }
+          await cache.update(id, changes)
+        } else if (roll < 30) {
+          await cache.delete(id)
+        } else {
+          // Reads repeat a few queries often, so pages are kept (later pages from their second read).
+          const query = {
+            limit: 1 + pick(4),
+            status: pick(3) === 0 ? undefined : STATUSES[pick(3)],
+            after: [0, 0, 3, 10, 30, pick(highest + 1)][pick(6)],
+          }
+          const expected = plain.list(query)
+          expect({ step, query, page: await cache.list(query) }).toEqual({ step, query, page: expected })
+        }
+      }
+      expect(cache.lookups().hits).toBeGreaterThan(300)
+    },
+  )
 })

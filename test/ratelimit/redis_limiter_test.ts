@@ -150,6 +150,9 @@ describe.skipIf(!SHARED_STORES)('the same requests through the app, on either li
       list: (query) => (failing.now ? Promise.reject(new Error('disk on fire')) : store.list(query)),
       create: (pet, claim) => store.create(pet, claim),
       get: (id) => store.get(id),
+      update: (id, changes, precondition) => store.update(id, changes, precondition),
+      delete: (id, precondition) => store.delete(id, precondition),
+      inventory: () => store.inventory(),
       answers: () => store.answers(),
     }
     return makeTestApp({ clock: () => T0 + 7_000, limiter, pets }, FREE)

@@ -90,7 +90,7 @@ function failingStore(error: () => Error): PetStore {
   const fail = () => {
     throw error()
   }
-  return { list: fail, create: fail, get: fail, answers: () => false }
+  return { list: fail, create: fail, get: fail, update: fail, delete: fail, inventory: fail, answers: () => false }
 }
 
 describeEachStore('our own failures cost no quota', () => {

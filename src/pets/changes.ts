@@ -1,0 +1,72 @@
+import type { NewPet, Pet, PetStatus } from './schema'
+
+/** What an update changes: any of a pet's fields but its id; the absent ones keep their value. */
+export type PetChanges = Partial<NewPet>
+
+/**
+ * Whether the pet as it stands now is the one the client last saw (its
+ * `If-Match`); a store asks it inside the change's transaction. Without one,
+ * the last write wins.
+ */
+export type PetPrecondition = (current: Pet) => boolean
+
+/** What an update did (the pet as stored now, and as it was), or why it did nothing. */
+export type UpdateOutcome =
+  | { kind: 'updated'; pet: Pet; previous: Pet }
+  | { kind: 'not_found' }
+  | { kind: 'precondition_failed' }
+  | { kind: 'invalid_transition'; from: PetStatus; to: PetStatus }
+
+/** What a delete did, or why it did nothing. */
+export type DeleteOutcome = { kind: 'deleted'; pet: Pet } | { kind: 'not_found' } | { kind: 'precondition_failed' }
+
+/** How many pets have each status. */
+export type Inventory = Record<PetStatus, number>
+
+// The moves a status may make (decisions.md, "Pets that change"); `sold` is final.
+const MOVES: Readonly<Record<PetStatus, readonly PetStatus[]>> = {
+  available: ['pending', 'sold'],
+  pending: ['available', 'sold'],
+  sold: [],
+}
+
+/** Whether a pet may go from status `from` to `to`: setting the status it has is no move, and allowed. */
+export function canMove(from: PetStatus, to: PetStatus): boolean {
+  return from === to || MOVES[from].includes(to)
+}
+
+/**
+ * The one rule both stores apply to an update, inside its transaction: the
+ * pet must exist, then match the precondition (a failed `If-Match` comes
+ * before anything the change would do, RFC 9110 §13.2.2), then its status
+ * may move only as MOVES allows. Gives the pet as it is to be stored, or
+ * the outcome that refuses the change; `unchanged` when the change is no
+ * change at all, so a store writes nothing.
+ */
+export function decideUpdate(
+  current: Pet | undefined,
+  changes: PetChanges,
+  precondition: PetPrecondition | undefined,
+): { kind: 'store'; pet: Pet; previous: Pet; unchanged: boolean } | Exclude<UpdateOutcome, { kind: 'updated' }> {
+  if (current === undefined) return { kind: 'not_found' }
+  if (precondition !== undefined && !precondition(current)) return { kind: 'precondition_failed' }
+  const pet: Pet = {
+    id: current.id,
+    name: changes.name ?? current.name,
+    categoryId: changes.categoryId ?? current.categoryId,
+    status: changes.status ?? current.status,
+  }
+  if (!canMove(current.status, pet.status)) return { kind: 'invalid_transition', from: current.status, to: pet.status }
+  const unchanged = pet.name === current.name && pet.categoryId === current.categoryId && pet.status === current.status
+  return { kind: 'store', pet, previous: current, unchanged }
+}
+
+/** The one rule both stores apply to a delete: the pet must exist, then match the precondition. */
+export function decideDelete(
+  current: Pet | undefined,
+  precondition: PetPrecondition | undefined,
+): { kind: 'delete'; pet: Pet } | Exclude<DeleteOutcome, { kind: 'deleted' }> {
+  if (current === undefined) return { kind: 'not_found' }
+  if (precondition !== undefined && !precondition(current)) return { kind: 'precondition_failed' }
+  return { kind: 'delete', pet: current }
+}
