@@ -1,39 +1,98 @@
 import type { Database, Statement } from 'bun:sqlite'
 
 /**
- * How often the watcher asks SQLite whether another process wrote the file:
- * `PRAGMA data_version` costs too much for every request (bench/README.md,
- * "The key check" and "The costs behind the code's choices"), so a change made by the CLI is
- * seen within this.
+ * Without a WAL-index to read (a database in memory, or one not in WAL
+ * mode, which only a command reading a file it cannot write opens), how
+ * often the watcher asks SQLite whether another connection wrote the file.
  */
 export const DATA_VERSION_CHECK_MS = 200
 
+// The WAL-index header at the start of the -shm file (https://sqlite.org/walformat.html, "The WAL-Index
+// Header"), as 32-bit words in the machine's order: mxFrame, the last valid frame, moves with every commit;
+// the salts change when the log starts over. Together they change with every commit, by any connection.
+const HEADER_WORDS = 12
+const MX_FRAME = 4
+const SALT_1 = 8
+const SALT_2 = 9
+
 /**
- * Answers "has another connection (the CLI, another process) committed to
+ * Answers "has another connection (another process, the CLI) committed to
  * this database file?" for every in-memory copy of its data (the key map, the
- * first-page cache), which each keep the version they last saw and reload
- * when it moves. `PRAGMA data_version` is asked at most every
- * DATA_VERSION_CHECK_MS, however many copies ask. This connection's own
- * commits do not move it: a store that writes updates its copy itself.
+ * page cache), which each keep the version they last saw and reload when it
+ * moves. This connection's own commits do not move it: a store that writes
+ * updates its copy itself.
+ *
+ * It is exact: a commit another process has acknowledged is seen by the
+ * next call. `PRAGMA data_version` is exact but costs too much for every
+ * request (bench/README.md, "The costs behind the code's choices"), so the
+ * watcher first reads the WAL-index header from the -shm file, which SQLite
+ * itself maps and every commit updates before it returns: while the header
+ * is as it was, no connection has committed, and the pragma is asked only
+ * when it moved (after this connection's own commits too). Without a -shm
+ * file, it asks at most every DATA_VERSION_CHECK_MS.
  */
 export class DataVersionWatcher {
   #dataVersion: Statement<{ data_version: number }, []>
   #clock: () => number
+  #header: Uint32Array | undefined
+  #mxFrame = -1
+  #salt1 = -1
+  #salt2 = -1
   #checkedAt = -Infinity
   #version = -1
 
   constructor(db: Database, clock: () => number = Date.now) {
     this.#dataVersion = db.prepare('PRAGMA data_version')
     this.#clock = clock
+    this.#header = walIndexHeader(db)
   }
 
-  /** A number that changes when another connection commits; at most DATA_VERSION_CHECK_MS old. */
+  /** A number that changes when another connection commits. */
   current(): number {
+    const header = this.#header
+    if (header === undefined) return this.#periodically()
+    if (header[MX_FRAME] !== this.#mxFrame || header[SALT_1] !== this.#salt1 || header[SALT_2] !== this.#salt2) {
+      // Read before asking: a commit that lands in between moves the header again, and is asked about next time.
+      this.#mxFrame = header[MX_FRAME]!
+      this.#salt1 = header[SALT_1]!
+      this.#salt2 = header[SALT_2]!
+      this.#version = this.#dataVersion.get()!.data_version
+    }
+    return this.#version
+  }
+
+  /** Whether the watcher reads the WAL-index (exact at every call), rather than asking every DATA_VERSION_CHECK_MS. */
+  get exact(): boolean {
+    return this.#header !== undefined
+  }
+
+  /** Stops reading the WAL-index, before the database closes (another process may then remove or reset it). */
+  close(): void {
+    this.#header = undefined
+    this.#checkedAt = Number.POSITIVE_INFINITY
+  }
+
+  #periodically(): number {
     const now = this.#clock()
     if (now - this.#checkedAt >= DATA_VERSION_CHECK_MS) {
       this.#checkedAt = now
       this.#version = this.#dataVersion.get()!.data_version
     }
     return this.#version
+  }
+}
+
+/** The WAL-index header of a file database in WAL mode, mapped from its -shm file; undefined for any other. */
+function walIndexHeader(db: Database): Uint32Array | undefined {
+  const file = db.filename
+  if (!file || file === ':memory:') return undefined
+  const { journal_mode } = db.query('PRAGMA journal_mode').get() as { journal_mode: string }
+  if (journal_mode !== 'wal') return undefined
+  try {
+    const mapped = Bun.mmap(`${file}-shm`, { shared: true, size: HEADER_WORDS * 4 })
+    if (mapped.byteLength < HEADER_WORDS * 4) return undefined
+    return new Uint32Array(mapped.buffer, mapped.byteOffset, HEADER_WORDS)
+  } catch {
+    return undefined
   }
 }

@@ -70,23 +70,17 @@ describe('SqliteKeyStore', () => {
     expect(store.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })).toBeUndefined()
   })
 
-  test("sees another connection's revocation and plan change within DATA_VERSION_CHECK_MS", async () => {
+  test("sees another connection's revocation and plan change at its next lookup", async () => {
     const path = tempDbPath()
-    let now = 1_000_000
-    const server = new SqliteKeyStore(openDatabase(path), { clock: () => now })
+    const server = new SqliteKeyStore(openDatabase(path))
     const cli = new SqliteKeyStore(openDatabase(path))
     const { key, secret } = await issueKey(cli, free)
     const hash = hashApiKey(secret)
     expect(server.findActive(hash)?.plan).toBe('free')
     cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
-    now += DATA_VERSION_CHECK_MS - 1
-    expect(server.findActive(hash)?.plan).toBe('free')
-    now += 1
     expect(server.findActive(hash)).toMatchObject({ plan: 'pro', rpm: 300, rpd: 10_000 })
     cli.revoke(key.id)
-    now += DATA_VERSION_CHECK_MS
     expect(server.findActive(hash)).toBeUndefined()
-    expect(DATA_VERSION_CHECK_MS).toBeLessThan(1000)
   })
 
   test('lists every key, revoked ones included, in id order', async () => {

@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
+import { DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
 import { CachedPetStore, LATER_PAGES_KEPT } from '../../src/pets/page_cache'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
@@ -43,17 +43,19 @@ describe('CachedPetStore', () => {
     expect(counter.lists).toBe(3)
   })
 
-  test('forgets everything within DATA_VERSION_CHECK_MS when another connection writes the database', async () => {
+  test('forgets everything at the next read once another connection has written the database', async () => {
     const workspace = tempDir('animal-store-cache-')
     try {
       const path = join(workspace.dir, 'store.sqlite')
       const db = openDatabase(path)
-      let now = 0
-      const cache = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db, () => now))
+      const cache = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db, () => 0))
       expect((await cache.list({ limit: 20 })).pets).toEqual([])
-      await new SqlitePetStore(openDatabase(path)).create({ name: 'Outsider', categoryId: 1 })
-      now += DATA_VERSION_CHECK_MS
+      const other = new SqlitePetStore(openDatabase(path))
+      await other.create({ name: 'Outsider', categoryId: 1 })
       expect((await cache.list({ limit: 20 })).pets.map((p) => p.name)).toEqual(['Outsider'])
+      await other.update(1, { status: 'sold' })
+      expect((await cache.list({ limit: 20, status: 'available' })).pets).toEqual([])
+      expect((await cache.list({ limit: 20 })).pets.map((p) => p.status)).toEqual(['sold'])
     } finally {
       workspace.cleanup()
     }
