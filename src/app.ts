@@ -18,6 +18,7 @@ import { errorFields, type Logger } from './log'
 import { meteredLimiter } from './metrics/metered_limiter'
 import type { ServiceMetrics } from './metrics/metrics'
 import { requestMetrics } from './metrics/request_metrics'
+import { petChangeRoutes } from './pets/change_routes'
 import { getPetDeprecation } from './pets/deprecation'
 import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
@@ -139,6 +140,7 @@ export function createApp(deps: AppDeps) {
           listsAtOnce: deps.pets.listsAtOnce === true && limiter.answersAtOnce === true,
         }),
       )
+      .use(petChangeRoutes({ pets: deps.pets, settleQuota }))
       .use(rateLimitRoutes({ limiter, callers, clock }))
       .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
       .use(healthRoutes(deps.health ?? healthChecks(deps.pets, limiter)))

@@ -41,7 +41,7 @@ function refuseWrite(set: { status?: number | string; headers: Record<string, un
   return refuse(
     set,
     'insufficient_scope',
-    'This API key is read-only: it may list and get animals, not create them; use a read-write key',
+    'This API key is read-only: it may list and get animals, not create, change or delete them; use a read-write key',
   )
 }
 

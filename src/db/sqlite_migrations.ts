@@ -97,4 +97,33 @@ export const sqliteMigrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 7,
+    name: 'pet ids never reused',
+    // Without AUTOINCREMENT, SQLite gives a new row the highest id + 1, so deleting the newest pet would hand
+    // its id (its URL, its ETag's pet) to the next one; PostgreSQL's identity never does. The table is rebuilt
+    // with AUTOINCREMENT (its ids kept), and its index and the counting triggers made again.
+    sql: `
+      CREATE TABLE pets_never_reused (
+        id          INTEGER PRIMARY KEY AUTOINCREMENT,
+        name        TEXT    NOT NULL,
+        category_id INTEGER NOT NULL CHECK (category_id BETWEEN 1 AND 9007199254740991),
+        status      TEXT    NOT NULL CHECK (status IN ('available', 'pending', 'sold'))
+      ) STRICT;
+      INSERT INTO pets_never_reused (id, name, category_id, status) SELECT id, name, category_id, status FROM pets;
+      DROP TABLE pets;
+      ALTER TABLE pets_never_reused RENAME TO pets;
+      CREATE INDEX pets_status_id ON pets (status, id);
+      CREATE TRIGGER pet_counts_insert AFTER INSERT ON pets BEGIN
+        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
+      END;
+      CREATE TRIGGER pet_counts_delete AFTER DELETE ON pets BEGIN
+        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
+      END;
+      CREATE TRIGGER pet_counts_update AFTER UPDATE OF status ON pets WHEN OLD.status <> NEW.status BEGIN
+        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
+        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
+      END;
+    `,
+  },
 ]

@@ -1,6 +1,7 @@
 import { ERROR_CODES } from '../http/errors'
 import { kib, MAX_BODY_BYTES } from '../http/limits'
 import { describePlans } from '../keys/plans'
+import { movesFrom } from '../pets/changes'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../pets/deprecation'
 import { IDEMPOTENCY_TTL_MS } from '../pets/idempotency'
 import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT } from '../pets/schema'
@@ -12,6 +13,21 @@ const errorTable = Object.entries(ERROR_CODES)
   .join('\n')
 
 const idempotencyHours = IDEMPOTENCY_TTL_MS / 3_600_000
+
+/** The status moves in words, from the rule the stores obey: "available → pending or sold, ...; sold is final". */
+function describeMoves(): string {
+  const statuses = ['available', 'pending', 'sold'] as const
+  const moves = statuses.filter((from) => movesFrom(from).length > 0)
+  const final = statuses.filter((from) => movesFrom(from).length === 0)
+  return `${moves
+    .map(
+      (from) =>
+        `\`${from}\` → ${movesFrom(from)
+          .map((to) => `\`${to}\``)
+          .join(' or ')}`,
+    )
+    .join(', ')}; ${final.map((s) => `\`${s}\``).join(', ')} is final`
+}
 
 /**
  * The rules a client of the API needs, shown at the top of `/docs`: keys,
@@ -49,6 +65,21 @@ old one expires, and they share one quota.
 - Any other property, \`id\` included, is a 400 naming it; so is a key that shadows a built-in object
   property (\`__proto__\`, \`toString\`) anywhere in the body.
 - Text must be well-formed Unicode without U+0000: a lone surrogate or a NUL is a 400, not altered.
+
+## Reserving, selling and correcting an animal (experimental)
+These operations are new in version 1.2 and marked experimental (\`x-stability: experimental\`): they may still
+change. \`PATCH /pets/{petId}\` changes the fields it names (\`name\`, \`categoryId\`, \`status\`; a JSON Merge
+Patch, \`Content-Type: application/merge-patch+json\` or \`application/json\`); \`DELETE /pets/{petId}\`
+removes a mistake (204); \`GET /store/inventory\` counts the animals by status, exactly.
+- Reserve: \`{"status": "pending"}\`. Sell: \`{"status": "sold"}\`. Release a reservation: \`{"status":
+  "available"}\`. A status moves ${describeMoves()}: any other move is a 409 \`invalid_transition\` naming both.
+- Correct: \`{"name": "Rex"}\` or \`{"categoryId": 2}\`; \`null\`, \`id\` or any other property is a 400 naming it,
+  and \`{}\` changes nothing (it answers the animal and its \`ETag\`).
+- Safe against a concurrent change: send the animal's \`ETag\` (from \`GET /pets/{petId}\`, or the answer of the last
+  change) as \`If-Match\`. If the animal changed since, the answer is a 412 \`precondition_failed\` and nothing
+  changes: read it again, decide again. Without \`If-Match\` the last write wins.
+- Every answer after a 200 or 204 sees the change: lists (and their \`ETag\`: a stale \`If-None-Match\` gets the new
+  page), gets, the inventory, on every instance. A read-only key gets 403 \`insufficient_scope\`.
 
 ## Listing and paging
 \`GET /pets\` answers a plain JSON array in ascending id order. \`limit\` is 1 to ${MAX_LIMIT} (default

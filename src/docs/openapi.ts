@@ -2,10 +2,10 @@ import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { ErrorSchema } from '../http/errors'
-import { MAX_BODY_BYTES } from '../http/limits'
 import { API_PREFIX } from '../http/url'
 import { errorResponse, HEADERS, PARAMETERS, RESPONSES, ref, response, type SharedResponse } from '../openapi/responses'
-import { MAX_LIMIT, NewPet, Pet, PetStatus } from '../pets/schema'
+import { REQUEST_BODIES } from '../pets/operations'
+import { Inventory, MAX_LIMIT, NewPet, Pet, PetPatch, PetStatus } from '../pets/schema'
 import { RateLimitStatus } from '../ratelimit/schema'
 import { VERSION } from '../version'
 import { API_DESCRIPTION } from './api_description'
@@ -55,16 +55,19 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'pets', description: 'The animals of the store' },
+      { name: 'store', description: 'The store as a whole: how many animals it holds, by status (experimental)' },
       { name: 'rate limits', description: "The calling key's quota" },
     ],
     paths,
     components: {
       schemas: {
         NewPet: plain(NewPet),
+        PetPatch: plain(PetPatch),
         Pet: plain(Pet),
         PetStatus: plain(PetStatus),
         Error: plain(ErrorSchema),
         RateLimitStatus: plain(RateLimitStatus),
+        Inventory: plain(Inventory),
       },
       securitySchemes: {
         bearerAuth: {
@@ -116,16 +119,9 @@ function completeOperation(operation: Operation): void {
   operation.responses = { ...GUARD_RESPONSES, ...own }
   // The generator cannot see through a custom parse hook, so it leaves the body's media type empty.
   if (operation.requestBody) {
-    operation.requestBody = {
-      required: true,
-      description: `A JSON object of at most ${MAX_BODY_BYTES} bytes`,
-      content: {
-        'application/json': {
-          schema: ref('schemas', 'NewPet'),
-          example: { name: 'Rex', categoryId: 1, status: 'available' },
-        },
-      },
-    }
+    const body = REQUEST_BODIES[operation.operationId ?? '']
+    if (body === undefined) throw new Error(`Operation ${operation.operationId} takes a body REQUEST_BODIES lacks`)
+    operation.requestBody = body
   }
 }
 

@@ -4,8 +4,8 @@ import type { CorsOrigins } from '../config'
 import { isApiUrl, isPath } from './url'
 
 /** What a page on another origin may send: the methods of `/v1` and the request headers the service reads. */
-export const CORS_ALLOW_METHODS = 'GET, HEAD, POST'
-export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-None-Match, X-Request-Id'
+export const CORS_ALLOW_METHODS = 'DELETE, GET, HEAD, PATCH, POST'
+export const CORS_ALLOW_HEADERS = 'Authorization, Content-Type, Idempotency-Key, If-Match, If-None-Match, X-Request-Id'
 
 /** Every response header a client of `/v1` reads; a browser hides the others from a page on another origin. */
 export const CORS_EXPOSE_HEADERS = [

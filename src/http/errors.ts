@@ -14,12 +14,24 @@ export const ERROR_CODES = {
       'a query, path or body value fails validation, or the body is malformed, empty, not UTF-8 or not a JSON object',
   },
   unauthorized: { status: 401, meaning: 'the API key is missing, malformed, unknown, revoked or expired' },
-  insufficient_scope: { status: 403, meaning: 'the API key is read-only and the request would write (a create)' },
+  insufficient_scope: {
+    status: 403,
+    meaning: 'the API key is read-only and the request would write (a create, a change, a delete)',
+  },
   not_found: { status: 404, meaning: 'no animal has this id, or (with a valid key) no resource has this path' },
   method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
   request_timeout: {
     status: 408,
     meaning: 'the body stopped before its end: the client stalled or went away (it is logged; nobody reads the answer)',
+  },
+  invalid_transition: {
+    status: 409,
+    meaning:
+      "the pet's status cannot move as asked (available to pending or sold, pending to available or sold; sold is final)",
+  },
+  precondition_failed: {
+    status: 412,
+    meaning: 'If-Match names no ETag of the resource as it is now: it changed since; read it again',
   },
   payload_too_large: { status: 413, meaning: `the body is over ${MAX_BODY_BYTES} bytes (${kib(MAX_BODY_BYTES)})` },
   uri_too_long: { status: 414, meaning: `the request target (path and query) is over ${kib(MAX_TARGET_BYTES)}` },

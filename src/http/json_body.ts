@@ -11,7 +11,31 @@ const utf8 = new TextDecoder('utf-8', { fatal: true })
  * U+0000 anywhere (400). Numbers that JSON would round come back as an
  * InexactNumber, which every schema refuses, instead of a neighbour.
  */
-export async function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
+export function parseJsonBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
+  return parseJsonObject(request, JSON_ONLY)
+}
+
+/**
+ * The same, for a JSON Merge Patch (RFC 7396): `application/merge-patch+json`,
+ * or `application/json` as clients that know no other type send it.
+ */
+export function parseMergePatchBody({ request }: { request: Request }): Promise<Record<string, unknown>> {
+  return parseJsonObject(request, MERGE_PATCH_OR_JSON)
+}
+
+/** The media types a body may have, and the 415's message when it has another. */
+interface AcceptedBodies {
+  types: readonly string[]
+  refusal: string
+}
+
+const JSON_ONLY: AcceptedBodies = { types: ['application/json'], refusal: 'Content-Type must be application/json' }
+const MERGE_PATCH_OR_JSON: AcceptedBodies = {
+  types: ['application/merge-patch+json', 'application/json'],
+  refusal: 'Content-Type must be application/merge-patch+json or application/json',
+}
+
+async function parseJsonObject(request: Request, accepted: AcceptedBodies): Promise<Record<string, unknown>> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
   let bytes: ArrayBuffer
@@ -24,8 +48,8 @@ export async function parseJsonBody({ request }: { request: Request }): Promise<
   }
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
   if (bytes.byteLength === 0) throw new HttpError('invalid_request', 'Request body is required: a JSON object')
-  if (!isJsonMediaType(request.headers.get('content-type'))) {
-    throw new HttpError('unsupported_media_type', 'Content-Type must be application/json')
+  if (!accepted.types.includes(mediaTypeOf(request.headers.get('content-type')))) {
+    throw new HttpError('unsupported_media_type', accepted.refusal)
   }
   let value: unknown
   try {
@@ -46,9 +70,14 @@ function tooLarge(): HttpError {
 
 /** `application/json`, in any case, with or without parameters such as a charset. */
 export function isJsonMediaType(contentType: string | null): boolean {
-  if (contentType === null) return false
+  return mediaTypeOf(contentType) === 'application/json'
+}
+
+/** A Content-Type's media type, lower case, without its parameters (a charset); '' without one. */
+function mediaTypeOf(contentType: string | null): string {
+  if (contentType === null) return ''
   const end = contentType.indexOf(';')
-  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase() === 'application/json'
+  return (end === -1 ? contentType : contentType.slice(0, end)).trim().toLowerCase()
 }
 
 function keepNumbersExact(key: string, value: unknown, context?: { source?: string }): unknown {

@@ -1,9 +1,19 @@
 import { isApiUrl, isChildPath, isPath, pathOf } from '../http/url'
-import { PETS_PATH } from '../pets/paths'
+import { INVENTORY_PATH, PETS_PATH } from '../pets/paths'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 
 /** What a request did, as the metrics label it: the API's operations by their OpenAPI ids, the docs, or other. */
-export const OPERATIONS = ['listPets', 'createPet', 'getPet', 'getRateLimit', 'docs', 'other'] as const
+export const OPERATIONS = [
+  'listPets',
+  'createPet',
+  'getPet',
+  'updatePet',
+  'deletePet',
+  'getInventory',
+  'getRateLimit',
+  'docs',
+  'other',
+] as const
 export type Operation = (typeof OPERATIONS)[number]
 
 const DOCS_PATHS = new Set(['/', '/docs', '/docs/', '/openapi.json', '/favicon.ico'])
@@ -19,7 +29,9 @@ export function operationOf(request: Request): Operation {
   if (isApiUrl(url)) {
     const read = method === 'GET' || method === 'HEAD'
     if (isPath(url, PETS_PATH)) return read ? 'listPets' : method === 'POST' ? 'createPet' : 'other'
-    if (read && isChildPath(url, PETS_PATH)) return 'getPet'
+    if (isChildPath(url, PETS_PATH))
+      return read ? 'getPet' : method === 'PATCH' ? 'updatePet' : method === 'DELETE' ? 'deletePet' : 'other'
+    if (read && isPath(url, INVENTORY_PATH)) return 'getInventory'
     if (read && isPath(url, RATE_LIMIT_PATH)) return 'getRateLimit'
     return 'other'
   }

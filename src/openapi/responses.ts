@@ -164,7 +164,8 @@ export const RESPONSES = {
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
   }),
   Forbidden: errorResponse(['insufficient_scope'], {
-    example: 'This API key is read-only: it may list and get animals, not create them; use a read-write key',
+    example:
+      'This API key is read-only: it may list and get animals, not create, change or delete them; use a read-write key',
     headers: { 'WWW-Authenticate': header('WWWAuthenticate') },
   }),
   PayloadTooLarge: errorResponse(['payload_too_large'], {

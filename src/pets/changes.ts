@@ -20,14 +20,16 @@ export type UpdateOutcome =
 /** What a delete did, or why it did nothing. */
 export type DeleteOutcome = { kind: 'deleted'; pet: Pet } | { kind: 'not_found' } | { kind: 'precondition_failed' }
 
-/** How many pets have each status. */
-export type Inventory = Record<PetStatus, number>
-
 // The moves a status may make (decisions.md, "Pets that change"); `sold` is final.
 const MOVES: Readonly<Record<PetStatus, readonly PetStatus[]>> = {
   available: ['pending', 'sold'],
   pending: ['available', 'sold'],
   sold: [],
+}
+
+/** The statuses a pet with status `from` may move to (none: `sold` is final). */
+export function movesFrom(from: PetStatus): readonly PetStatus[] {
+  return MOVES[from]
 }
 
 /** Whether a pet may go from status `from` to `to`: setting the status it has is no move, and allowed. */

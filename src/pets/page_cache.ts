@@ -1,8 +1,8 @@
 import { type Awaitable, andThen } from '../awaitable'
 import type { DataVersionWatcher } from '../db/data_version'
-import type { DeleteOutcome, Inventory, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
+import type { DeleteOutcome, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
-import type { NewPet, Pet, PetStatus } from './schema'
+import type { Inventory, NewPet, Pet, PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
 /** How many pages beyond the first ones are kept, the least recently read dropped first. */

@@ -5,7 +5,6 @@ import {
   type DeleteOutcome,
   decideDelete,
   decideUpdate,
-  type Inventory,
   type PetChanges,
   type PetPrecondition,
   type UpdateOutcome,
@@ -18,7 +17,7 @@ import {
   type StoredClaim,
 } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
-import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
+import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
 /** A pets row as Bun reads it: PostgreSQL's bigint arrives as text. */

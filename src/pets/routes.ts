@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
-import { entityTag, ifNoneMatchMatches } from '../http/conditional'
+import { entityTag, ifNoneMatchMatches, notModified } from '../http/conditional'
 import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
@@ -11,6 +11,7 @@ import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
 import { containsApiKey } from '../key_shape'
 import type { SettleQuota } from '../ratelimit/settle'
+import { sendTagged } from './answers'
 import { bodyHash, IDEMPOTENCY_KEY_REUSED } from './idempotency'
 import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
 import { PETS_PATH } from './paths'
@@ -108,15 +109,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       async ({ params, request, set }) => {
         const pet = await pets.get(params.petId)
         if (!pet) throw new HttpError('not_found', `Pet ${params.petId} does not exist`)
-        // Never compressed: the largest pet (255 three-byte characters in its name) is under 900 bytes.
-        const json = JSON.stringify(pet)
-        const etag = entityTag(json)
-        set.headers.etag = etag
-        if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
-        const refusal = await settleQuota(request, set, 200)
-        if (refusal !== undefined) return refusal
-        set.headers['content-type'] = JSON_CONTENT_TYPE
-        return json
+        return sendTagged(JSON.stringify(pet), request, set, settleQuota)
       },
       {
         params: PetIdParams,
@@ -154,18 +147,6 @@ function send(set: ResponseSet, form: EncodedForm): string | Uint8Array {
   set.headers['content-type'] = JSON_CONTENT_TYPE
   if (form.coding !== undefined) set.headers['content-encoding'] = form.coding
   return form.body
-}
-
-/**
- * 304 Not Modified (RFC 9110 §15.4.5): no body, the ETag and the other
- * headers set so far; uncounted (GitHub's rule: a 304 costs nothing), so its
- * rate-limit headers are those of the guard's look at the quota. Left to
- * Elysia to build: a Response made here cost the hot list more than its 200
- * (bench/README.md, "Conditional requests").
- */
-function notModified(set: ResponseSet): undefined {
-  set.status = 304
-  return undefined
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {

@@ -107,6 +107,45 @@ export const CreatePetHeaders = Type.Object({
   ),
 })
 
+/**
+ * The body of `PATCH /pets/{petId}`, a JSON Merge Patch (RFC 7396): any of
+ * the fields, each as in NewPet; absent ones keep their value. `null` (which
+ * would remove a field), `id` and any other property are refused.
+ */
+export const PetPatch = Type.Object(
+  { name: Type.Optional(Name), categoryId: Type.Optional(CategoryId), status: Type.Optional(PetStatus) },
+  { additionalProperties: false },
+)
+export type PetPatch = Static<typeof PetPatch>
+
+/** The query of an operation that takes no parameters: any one is refused, naming it. */
+export const NoQuery = Type.Object({}, { additionalProperties: false })
+
+/** Headers `PATCH` and `DELETE /pets/{petId}` read; every other header is allowed and ignored. */
+export const PetChangeHeaders = Type.Object({
+  'if-match': Type.Optional(
+    Type.String({
+      minLength: 1,
+      maxLength: 1024,
+      description:
+        'The ETag of the animal as the client last read it (from `GET /pets/{petId}`, a list, or an earlier ' +
+        'change): the change is made only if the animal is still as that, else 412 `precondition_failed`. ' +
+        'Without it, the last write wins. For example `"1b2k9x0q7f3d"`',
+    }),
+  ),
+})
+
+/** What `GET /store/inventory` answers: how many animals have each status. */
+export const Inventory = Type.Object(
+  {
+    available: Type.Integer({ minimum: 0, description: 'Animals available' }),
+    pending: Type.Integer({ minimum: 0, description: 'Animals reserved' }),
+    sold: Type.Integer({ minimum: 0, description: 'Animals sold' }),
+  },
+  { additionalProperties: false },
+)
+export type Inventory = Static<typeof Inventory>
+
 /** Path of `GET /pets/{petId}`. */
 export const PetIdParams = Type.Object({
   petId: Type.Integer({

@@ -6,7 +6,6 @@ import {
   type DeleteOutcome,
   decideDelete,
   decideUpdate,
-  type Inventory,
   type PetChanges,
   type PetPrecondition,
   type UpdateOutcome,
@@ -19,7 +18,7 @@ import {
   type StoredClaim,
 } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
-import { DEFAULT_STATUS, type NewPet, type Pet, type PetStatus } from './schema'
+import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
 /** A write (a create, an update, a delete) waiting for its batch's commit: it runs inside the batch's transaction. */

@@ -1,7 +1,7 @@
 import type { Awaitable } from '../awaitable'
-import type { DeleteOutcome, Inventory, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
+import type { DeleteOutcome, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { ClaimedOutcome, IdempotencyClaim } from './idempotency'
-import type { NewPet, Pet, PetStatus } from './schema'
+import type { Inventory, NewPet, Pet, PetStatus } from './schema'
 
 /** One page of pets in id order, and whether more follow it. */
 export interface PetPage {

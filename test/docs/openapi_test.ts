@@ -19,7 +19,18 @@ const OPERATIONS = [
   ['/pets', 'post', 'createPet', ['201', '400', '401', '403', '413', '415', '422', '429', '500', '503']],
   ['/pets/{petId}', 'get', 'getPet', ['200', '304', '400', '401', '404', '429', '500', '503']],
   ['/rate_limit', 'get', 'getRateLimit', ['200', '401', '429', '500', '503']],
+  [
+    '/pets/{petId}',
+    'patch',
+    'updatePet',
+    ['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '500', '503'],
+  ],
+  ['/pets/{petId}', 'delete', 'deletePet', ['204', '400', '401', '403', '404', '412', '429', '500', '503']],
+  ['/store/inventory', 'get', 'getInventory', ['200', '304', '400', '401', '429', '500', '503']],
 ] as const
+
+/** The operations of version 1.2, experimental. */
+const EXPERIMENTAL = ['updatePet', 'deletePet', 'getInventory']
 
 describeEachStore('GET /openapi.json', () => {
   test('passes @apidevtools/swagger-parser validation', async () => {
@@ -86,16 +97,30 @@ describeEachStore('GET /openapi.json', () => {
     }
   }, 60_000)
 
-  test('describes exactly the four operations, under a server ending in /v1', async () => {
+  test('describes exactly the seven operations, under a server ending in /v1', async () => {
     const document = await servedDocument()
     expect(document.openapi).toStartWith('3.1')
     expect(document.info.version).toBe('1.0.0')
     // Absolute, from the request's scheme and host without PUBLIC_URL, as Link and Location are.
     expect(document.servers).toEqual([expect.objectContaining({ url: 'http://localhost/v1' })])
-    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}', '/rate_limit'])
+    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}', '/rate_limit', '/store/inventory'])
     const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
-    expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit'])
+    expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit', 'updatePet', 'deletePet', 'getInventory'])
     expect(Object.keys(document.paths['/pets'])).toEqual(['get', 'post'])
+    expect(Object.keys(document.paths['/pets/{petId}']).sort()).toEqual(['delete', 'get', 'patch'])
+  })
+
+  test('marks the operations of version 1.2 experimental, and only those', async () => {
+    const document = await servedDocument()
+    for (const [path, method, id] of OPERATIONS) {
+      const operation = document.paths[path][method]
+      const experimental = EXPERIMENTAL.includes(id)
+      expect({ id, stability: operation['x-stability'] }).toEqual({
+        id,
+        stability: experimental ? 'experimental' : undefined,
+      })
+      expect({ id, experimental: operation.description.startsWith('Experimental') }).toEqual({ id, experimental })
+    }
   })
 
   test('describes conditional requests: If-None-Match in, ETag out, a 304 without a body', async () => {
@@ -124,15 +149,16 @@ describeEachStore('GET /openapi.json', () => {
     }
   })
 
-  test('shows an example on every parameter but status, on the create body and on every answer with a body', async () => {
+  test('shows an example on every parameter but status and If-Match, on the bodies and on every answer with a body', async () => {
     const document = await servedDocument()
     const resolve = (item: { $ref?: string }, kind: string) =>
       item.$ref ? document.components[kind][item.$ref.split('/').pop()!] : item
     for (const [path, method] of OPERATIONS) {
       const operation = document.paths[path][method]
-      // status has none on purpose: Swagger UI would pre-select it and filter every list.
+      // status and If-Match have none on purpose: Swagger UI would fill them in, filtering every list and
+      // making every change a 412 (If-Match's description shows one).
       for (const parameter of (operation.parameters ?? []).map((p: { $ref?: string }) => resolve(p, 'parameters')))
-        if (parameter.name !== 'status')
+        if (parameter.name !== 'status' && parameter.name !== 'If-Match')
           expect({ [parameter.name]: parameter.example }).not.toEqual({ [parameter.name]: undefined })
       for (const [status, answer] of Object.entries(operation.responses)) {
         const content = resolve(answer as { $ref?: string }, 'responses').content?.['application/json']
@@ -145,6 +171,12 @@ describeEachStore('GET /openapi.json', () => {
       categoryId: 1,
       status: 'available',
     })
+    const patch = document.paths['/pets/{petId}'].patch.requestBody.content
+    expect(Object.keys(patch)).toEqual(['application/merge-patch+json', 'application/json'])
+    for (const media of Object.values(patch) as { example?: unknown; schema: unknown }[]) {
+      expect(media.example).not.toBeUndefined()
+      expect(media.schema).toEqual({ $ref: '#/components/schemas/PetPatch' })
+    }
   })
 
   test('puts PUBLIC_URL in servers', async () => {
@@ -158,9 +190,21 @@ describeEachStore('GET /openapi.json', () => {
     expect(getPet.description).toContain('Thu, 05 Dec 2030 00:00:00 GMT')
   })
 
-  test('has the NewPet, Pet, PetStatus, Error and RateLimitStatus components', async () => {
+  test('has the NewPet, PetPatch, Pet, PetStatus, Error, RateLimitStatus and Inventory components', async () => {
     const { schemas } = (await servedDocument()).components
-    expect(Object.keys(schemas).sort()).toEqual(['Error', 'NewPet', 'Pet', 'PetStatus', 'RateLimitStatus'])
+    expect(Object.keys(schemas).sort()).toEqual([
+      'Error',
+      'Inventory',
+      'NewPet',
+      'Pet',
+      'PetPatch',
+      'PetStatus',
+      'RateLimitStatus',
+    ])
+    expect(schemas.PetPatch.required).toBeUndefined()
+    expect(schemas.PetPatch.additionalProperties).toBe(false)
+    expect(schemas.PetPatch.properties.status).toEqual({ $ref: '#/components/schemas/PetStatus' })
+    expect(schemas.Inventory.required).toEqual(['available', 'pending', 'sold'])
     expect(schemas.PetStatus).toMatchObject({ type: 'string', enum: ['available', 'pending', 'sold'] })
     expect(schemas.NewPet.required).toEqual(['name', 'categoryId'])
     expect(schemas.NewPet.additionalProperties).toBe(false)
@@ -208,7 +252,7 @@ describeEachStore('GET /openapi.json', () => {
           expect(response.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/Error' })
         if (status === '429' || status === '503') expect(response.headers).toHaveProperty('Retry-After')
         if (status === '401') expect(response.headers).toHaveProperty('WWW-Authenticate')
-        if (path === '/pets/{petId}' && !['500', '503'].includes(status)) {
+        if (path === '/pets/{petId}' && method === 'get' && !['500', '503'].includes(status)) {
           expect(Object.keys(response.headers)).toEqual(expect.arrayContaining(['Deprecation', 'Sunset', 'Link']))
         }
       }
@@ -274,6 +318,7 @@ describeEachStore('GET /openapi.json', () => {
       '## Rate limits',
       '## Listing and paging',
       '## Retrying a create',
+      '## Reserving, selling and correcting an animal (experimental)',
       '## Deprecation',
     ]) {
       expect(description).toContain(topic)

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { entityTag, ifNoneMatchMatches } from '../../src/http/conditional'
+import { entityTag, ifMatchMatches, ifNoneMatchMatches } from '../../src/http/conditional'
 
 describe('entityTag', () => {
   test('is a strong quoted tag, equal for equal texts and different for different ones', () => {
@@ -31,5 +31,22 @@ describe('ifNoneMatchMatches (weak comparison, RFC 9110 §13.1.2)', () => {
 
   test('no field matches nothing', () => {
     expect(ifNoneMatchMatches(null, tag)).toBe(false)
+  })
+})
+
+describe('ifMatchMatches (strong comparison, RFC 9110 §13.1.1)', () => {
+  const tag = '"abc"'
+  test.each([
+    ['"abc"', true],
+    ['"x", "abc"', true],
+    ['*', true],
+    ['W/"abc"', false],
+    ['W/"abc", "x"', false],
+    ['"abcd"', false],
+    ['abc', false],
+    ['"abc', false],
+    ['', false],
+  ])('%p matches: %p', (field, expected) => {
+    expect(ifMatchMatches(field, tag)).toBe(expected)
   })
 })

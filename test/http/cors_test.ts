@@ -40,7 +40,7 @@ describeEachStore('CORS', () => {
       expect(await response.text()).toBe('')
       expect(corsHeaders(response)).toEqual({
         'access-control-allow-origin': SHOP,
-        'access-control-allow-methods': 'GET, HEAD, POST',
+        'access-control-allow-methods': 'DELETE, GET, HEAD, PATCH, POST',
         'access-control-allow-headers': CORS_ALLOW_HEADERS,
         'access-control-max-age': String(CORS_MAX_AGE_SECONDS),
       })
@@ -55,7 +55,7 @@ describeEachStore('CORS', () => {
   })
 
   test('the allowed headers cover every request header the service reads', () => {
-    for (const name of ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-None-Match'])
+    for (const name of ['Authorization', 'Content-Type', 'Idempotency-Key', 'If-Match', 'If-None-Match'])
       expect(CORS_ALLOW_HEADERS.split(', ')).toContain(name)
   })
 

@@ -29,8 +29,9 @@ describeEachStore('Error bodies', () => {
   test.each([
     ['DELETE', '/v1/pets', 'GET, HEAD, POST'],
     ['PUT', '/v1/pets', 'GET, HEAD, POST'],
-    ['PATCH', '/v1/pets/1', 'GET, HEAD'],
-    ['POST', '/v1/pets/1', 'GET, HEAD'],
+    ['PUT', '/v1/pets/1', 'DELETE, GET, HEAD, PATCH'],
+    ['POST', '/v1/pets/1', 'DELETE, GET, HEAD, PATCH'],
+    ['POST', '/v1/store/inventory', 'GET, HEAD'],
     ['DELETE', '/v1/pets/', 'GET, HEAD, POST'],
   ])('405 method_not_allowed for %s %s, with Allow: %s', async (method, path, allow) => {
     const { call } = await makeTestApp()

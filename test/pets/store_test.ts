@@ -108,6 +108,18 @@ for (const [engine, open] of ENGINES) {
       expect(await other.inventory()).toEqual({ available: 2, pending: 0, sold: 0 })
     })
 
+    test("never gives a deleted pet's id to a new one, even the highest", async () => {
+      const [store] = await open()
+      const ids: number[] = []
+      for (const name of ['a', 'b', 'c']) {
+        const created = await store.create({ name, categoryId: 1 })
+        if (created.kind === 'created') ids.push(created.pet.id)
+      }
+      await store.delete(ids[2]!)
+      const next = await store.create({ name: 'd', categoryId: 1 })
+      expect(next.kind === 'created' && next.pet.id).toBe(ids[2]! + 1)
+    })
+
     test('the inventory counts every status exactly through creates, moves and deletes', async () => {
       const [store, other] = await open()
       expect(await store.inventory()).toEqual({ available: 0, pending: 0, sold: 0 })

@@ -1,0 +1,113 @@
+import { Elysia } from 'elysia'
+import { entityTag, ifMatchMatches } from '../http/conditional'
+import { HttpError, type ResponseSet } from '../http/errors'
+import { integerFromText } from '../http/integer_text'
+import { parseMergePatchBody } from '../http/json_body'
+import { JSON_CONTENT_TYPE } from '../http/media_types'
+import { API_PREFIX } from '../http/url'
+import type { SettleQuota } from '../ratelimit/settle'
+import { petTag, sendTagged } from './answers'
+import { movesFrom, type PetPrecondition } from './changes'
+import { DELETE_PET, GET_INVENTORY, UPDATE_PET } from './operations'
+import { NoQuery, PetChangeHeaders, PetIdParams, PetPatch } from './schema'
+import type { PetStore } from './store'
+
+/** What the routes that change pets need. */
+export interface PetChangeRoutesOptions {
+  pets: PetStore
+  /** Counts a conditional GET of the inventory the guard let through, unless its answer is a 304. */
+  settleQuota: SettleQuota
+}
+
+/**
+ * The experimental operations of version 1.2 on pets (decisions.md, "Pets
+ * that change"): `PATCH` and `DELETE /v1/pets/{petId}`, each made only when
+ * `If-Match` (if sent) names the pet's ETag as it is now, and
+ * `GET /v1/store/inventory`. A read-only key never reaches them: the guard
+ * refuses every write with 403.
+ */
+export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
+  return new Elysia({ name: 'pet-changes', prefix: API_PREFIX })
+    .patch(
+      '/pets/:petId',
+      async ({ params, body, headers, set }) => {
+        const id = params.petId
+        const outcome = await pets.update(id, body, precondition(headers['if-match']))
+        switch (outcome.kind) {
+          case 'not_found':
+            throw notFound(id)
+          case 'precondition_failed':
+            throw preconditionFailed(id)
+          case 'invalid_transition':
+            throw new HttpError(
+              'invalid_transition',
+              `"status" cannot move from ${outcome.from} to ${outcome.to}: ` +
+                (movesFrom(outcome.from).length === 0
+                  ? `${outcome.from} is final`
+                  : `from ${outcome.from} it moves to ${movesFrom(outcome.from).join(' or ')}`),
+            )
+        }
+        return sendChanged(JSON.stringify(outcome.pet), set)
+      },
+      {
+        parse: parseMergePatchBody,
+        body: PetPatch,
+        params: PetIdParams,
+        query: NoQuery,
+        headers: PetChangeHeaders,
+        detail: UPDATE_PET,
+        transform({ params }) {
+          params.petId = integerFromText(params.petId) as number
+        },
+      },
+    )
+    .delete(
+      '/pets/:petId',
+      async ({ params, headers, set }) => {
+        const id = params.petId
+        const outcome = await pets.delete(id, precondition(headers['if-match']))
+        if (outcome.kind === 'not_found') throw notFound(id)
+        if (outcome.kind === 'precondition_failed') throw preconditionFailed(id)
+        set.status = 204
+        return undefined
+      },
+      {
+        params: PetIdParams,
+        query: NoQuery,
+        headers: PetChangeHeaders,
+        detail: DELETE_PET,
+        transform({ params }) {
+          params.petId = integerFromText(params.petId) as number
+        },
+      },
+    )
+    .get(
+      '/store/inventory',
+      async ({ request, set }) => sendTagged(JSON.stringify(await pets.inventory()), request, set, settleQuota),
+      { query: NoQuery, detail: GET_INVENTORY },
+    )
+}
+
+/** The store's precondition for an `If-Match` field: the pet as it is now has the ETag it names. */
+function precondition(ifMatch: string | undefined): PetPrecondition | undefined {
+  if (ifMatch === undefined) return undefined
+  return (pet) => ifMatchMatches(ifMatch, petTag(pet))
+}
+
+/** A changed pet as the 200 sends it, with its new ETag, for the next `If-Match`. */
+function sendChanged(json: string, set: ResponseSet): string {
+  set.headers.etag = entityTag(json)
+  set.headers['content-type'] = JSON_CONTENT_TYPE
+  return json
+}
+
+function notFound(id: number): HttpError {
+  return new HttpError('not_found', `Pet ${id} does not exist`)
+}
+
+function preconditionFailed(id: number): HttpError {
+  return new HttpError(
+    'precondition_failed',
+    `Pet ${id} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
+  )
+}
