@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { existsSync, mkdirSync } from 'node:fs'
 import { join } from 'node:path'
-import { type Browser, chromium } from 'playwright-core'
+import { type Browser, chromium, type Locator } from 'playwright-core'
 import { makeTestApp } from '../helpers'
 
 const CHROMIUM = '/usr/bin/chromium'
@@ -32,6 +32,7 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
   let url: string
   let secret: string
   let stop: () => Promise<void>
+  let made: Awaited<ReturnType<typeof makeTestApp>>
   // A page on another origin, and an API that lets it call (CORS_ORIGINS names the page's origin).
   let pageServer: ReturnType<typeof Bun.serve>
   let corsApi: Awaited<ReturnType<typeof makeTestApp>>
@@ -45,7 +46,7 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     corsApi = await makeTestApp({ corsOrigins: [`http://127.0.0.1:${pageServer.port}`] })
     for (const name of ['Rex', 'Tom']) await corsApi.call('POST', '/v1/pets', { body: { name, categoryId: 1 } })
     corsApi.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
-    const made = await makeTestApp()
+    made = await makeTestApp()
     secret = made.secret
     await made.call('POST', '/v1/pets', { body: { name: 'Biscuit', categoryId: 4 } })
     made.app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
@@ -126,6 +127,48 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     expect(blocked).toEqual([])
     for (const asset of ['/docs/swagger-ui-bundle.js', '/docs/swagger-ui.css', '/openapi.json'])
       expect({ asset, coding: codings.get(asset) }).toEqual({ asset, coding: expect.stringMatching(/^(gzip|br)$/) })
+  }, 60_000)
+
+  test('runs "Try it out" on the experimental updatePet, getInventory and deletePet', async () => {
+    const created = await made.call('POST', '/v1/pets', { body: { name: 'Reserved', categoryId: 3 } })
+    const { id } = (await created.json()) as { id: number }
+    const page = await browser.newPage()
+    await page.goto(`${url}/docs`)
+    await page.locator('#operations-pets-updatePet').waitFor({ timeout: 15_000 })
+    await page.locator('.auth-wrapper .authorize').click()
+    await page.locator('.modal-ux input').fill(secret)
+    await page.locator('.modal-ux button.authorize').click()
+    await page.locator('.modal-ux button.btn-done').click()
+    /** Opens an operation, fills its petId when it has one, runs it, and gives the status and body shown. */
+    const run = async (operation: string, fill: (section: Locator) => Promise<void>) => {
+      const section = page.locator(operation)
+      await section.locator('.opblock-summary').click()
+      await section.locator('.try-out__btn').click()
+      await fill(section)
+      await section.locator('.execute').click()
+      const status = section.locator('.live-responses-table .response .response-col_status').first()
+      await status.waitFor({ timeout: 15_000 })
+      return {
+        status: (await status.innerText()).trim(),
+        shown: await section.locator('.live-responses-table').innerText(),
+      }
+    }
+    const reserved = await run('#operations-pets-updatePet', async (section) => {
+      await section.locator('tr[data-param-name="petId"] input').fill(String(id))
+      // If-Match starts empty: an example there would make every change a 412.
+      expect(await section.locator('tr[data-param-name="If-Match"] input').inputValue()).toBe('')
+      await section.locator('textarea.body-param__text').fill('{"status":"pending"}')
+    })
+    expect(reserved.status).toBe('200')
+    expect(reserved.shown).toContain('"pending"')
+    const counted = await run('#operations-store-getInventory', async () => {})
+    expect(counted.status).toBe('200')
+    expect(counted.shown).toMatch(/"pending": 1/)
+    const removed = await run('#operations-pets-deletePet', async (section) => {
+      await section.locator('tr[data-param-name="petId"] input').fill(String(id))
+    })
+    expect(removed.status).toBe('204')
+    expect((await made.call('GET', `/v1/pets/${id}`)).status).toBe(404)
   }, 60_000)
 
   test('GET / lands on /docs, which is served under its Content-Security-Policy', async () => {
