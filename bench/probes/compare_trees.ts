@@ -9,6 +9,7 @@
 // and link node_modules into it.
 //
 //   bun bench/probes/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
+//                              [--scenario 429]                       (the 429 path: a banned Free key, not the hot list)
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
@@ -27,8 +28,15 @@ const { values } = parseArgs({
     seconds: { type: 'string', default: '5' },
     header: { type: 'string', multiple: true, default: [] },
     'after-env': { type: 'string', multiple: true, default: [] },
+    scenario: { type: 'string', default: 'hot-list' },
   },
 })
+if (values.scenario !== 'hot-list' && values.scenario !== '429') throw new Error('--scenario is hot-list or 429')
+/** The 429 path: every request from a Free key that is over its limit and banned, as the bench's scenario. */
+const REFUSED = values.scenario === '429'
+/** What a Free key is driven with first: its minute, then enough refusals to be banned. */
+const EXHAUST = 200
+const EXPECTED_STATUS = REFUSED ? 429 : 200
 if (values.before === undefined) throw new Error('--before DIR is required (a checkout of the tree to compare with)')
 const TREES = { before: resolve(values.before), after: resolve(values.after) }
 const ROUNDS = Number(values.rounds)
@@ -79,16 +87,21 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const watcher = new DataVersionWatcher(db)
   const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
   const keys = new SqliteKeyStore(db, { watcher })
-  const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
+  const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
+  const free = await issueKey(keys, { name: 'free', plan: 'free', rpm: 60, rpd: 1000 })
+  const secret = REFUSED ? free.secret : unlimited.secret
   for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
   const app = createApp({ pets, keys, logger: createLogger('silent'), socketAddress: () => '127.0.0.1' })
+  if (REFUSED)
+    for (let i = 0; i < EXHAUST; i++)
+      await app.handle(new Request('http://localhost/v1/pets', { headers: { authorization: `Bearer ${secret}` } }))
   return async () => {
     const start = Bun.nanoseconds()
     for (let i = 0; i < ITERATIONS; i++) {
       const response = await app.handle(
         new Request('http://localhost/v1/pets', { headers: [...HEADERS, ['authorization', `Bearer ${secret}`]] }),
       )
-      if (response.status !== 200) throw new Error(`status ${response.status}`)
+      if (response.status !== EXPECTED_STATUS) throw new Error(`status ${response.status}`)
       await response.arrayBuffer()
     }
     return (Bun.nanoseconds() - start) / ITERATIONS / 1000
@@ -116,8 +129,11 @@ async function wrk(url: string, key: string, seconds: number): Promise<number> {
     url,
   ]
   const output = await new Response(Bun.spawn(args, { stdout: 'pipe' }).stdout).text()
-  if (output.includes('Non-2xx')) throw new Error(`wrong answers:\n${output}`)
-  return Number(/(\d+) requests in/.exec(output)![1])
+  const requests = Number(/(\d+) requests in/.exec(output)![1])
+  // Every answer of the 429 path is a refusal; of the hot list, none is.
+  const refused = Number(/Non-2xx or 3xx responses: (\d+)/.exec(output)?.[1] ?? 0)
+  if (refused !== (REFUSED ? requests : 0)) throw new Error(`wrong answers:\n${output}`)
+  return requests
 }
 
 /** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
@@ -140,7 +156,9 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
     ],
     { cwd: root },
   )
-  const key = created.stdout.toString().trim()
+  const unlimited = created.stdout.toString().trim()
+  const free = Bun.spawnSync([BUN, 'src/main.ts', 'keys', 'create', '--plan', 'free', '--db', db], { cwd: root })
+  const key = REFUSED ? free.stdout.toString().trim() : unlimited
   const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
     cwd: root,
     env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
@@ -161,10 +179,13 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   for (let i = 0; i < 25; i++)
     await fetch(`${base}/v1/pets`, {
       method: 'POST',
-      headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${unlimited}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
     })
   const list = `${base}/v1/pets?limit=20`
+  if (REFUSED)
+    for (let i = 0; i < EXHAUST; i++)
+      await (await fetch(list, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
   return async () => {
     await wrk(list, key, 2)
     const before = cpuSeconds(server.pid)
