@@ -84,8 +84,8 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     description: path,
     limiterState: new SqliteLimiterStateStore(db),
     async close() {
-      watcher.close()
       closeDatabase(db)
+      watcher.close()
     },
   }
 }

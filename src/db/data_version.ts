@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { closeSync, openSync, readSync } from 'node:fs'
 
 /**
  * Without a WAL-index to read (a database in memory, or one not in WAL
@@ -22,19 +23,29 @@ const SALT_2 = 9
  * moves. This connection's own commits do not move it: a store that writes
  * updates its copy itself.
  *
- * It is exact: a commit another process has acknowledged is seen by the
- * next call. `PRAGMA data_version` is exact but costs too much for every
- * request (bench/README.md, "The costs behind the code's choices"), so the
- * watcher first reads the WAL-index header from the -shm file, which SQLite
- * itself maps and every commit updates before it returns: while the header
- * is as it was, no connection has committed, and the pragma is asked only
- * when it moved (after this connection's own commits too). Without a -shm
- * file, it asks at most every DATA_VERSION_CHECK_MS.
+ * `current()` is exact: a commit another process has acknowledged is seen
+ * by the next call. `PRAGMA data_version` is exact but costs too much for
+ * every request (bench/README.md, "The costs behind the code's choices"), so
+ * the watcher first reads the WAL-index header from the -shm file, which
+ * every commit updates before it returns: while the header is as it was, no
+ * connection has committed, and the pragma is asked only when it moved
+ * (after this connection's own commits too). `recent()` asks at most every
+ * DATA_VERSION_CHECK_MS, for a copy whose changes may take that long (the
+ * key map: a key change is applied within a second). Without a -shm file,
+ * both ask at most every DATA_VERSION_CHECK_MS.
+ *
+ * The header is read with pread on a descriptor the watcher keeps open until
+ * the database has closed: closing any descriptor of the -shm file drops
+ * every POSIX lock this process holds on it, SQLite's included, and another
+ * process would then take the file for unused and reset it under SQLite
+ * (and under a mapping of it, which is why it is not mapped).
  */
 export class DataVersionWatcher {
   #dataVersion: Statement<{ data_version: number }, []>
   #clock: () => number
-  #header: Uint32Array | undefined
+  #shm: number | undefined
+  #bytes = new Uint8Array(HEADER_WORDS * 4)
+  #header = new Uint32Array(this.#bytes.buffer)
   #mxFrame = -1
   #salt1 = -1
   #salt2 = -1
@@ -44,13 +55,14 @@ export class DataVersionWatcher {
   constructor(db: Database, clock: () => number = Date.now) {
     this.#dataVersion = db.prepare('PRAGMA data_version')
     this.#clock = clock
-    this.#header = walIndexHeader(db)
+    this.#shm = walIndex(db)
   }
 
-  /** A number that changes when another connection commits. */
+  /** A number that changes when another connection commits: exact, read anew at every call. */
   current(): number {
+    if (this.#shm === undefined) return this.recent()
     const header = this.#header
-    if (header === undefined) return this.#periodically()
+    if (readSync(this.#shm, this.#bytes, 0, this.#bytes.length, 0) !== this.#bytes.length) return this.recent()
     if (header[MX_FRAME] !== this.#mxFrame || header[SALT_1] !== this.#salt1 || header[SALT_2] !== this.#salt2) {
       // Read before asking: a commit that lands in between moves the header again, and is asked about next time.
       this.#mxFrame = header[MX_FRAME]!
@@ -61,18 +73,20 @@ export class DataVersionWatcher {
     return this.#version
   }
 
-  /** Whether the watcher reads the WAL-index (exact at every call), rather than asking every DATA_VERSION_CHECK_MS. */
+  /** Whether `current()` reads the WAL-index (exact at every call), rather than asking every DATA_VERSION_CHECK_MS. */
   get exact(): boolean {
-    return this.#header !== undefined
+    return this.#shm !== undefined
   }
 
-  /** Stops reading the WAL-index, before the database closes (another process may then remove or reset it). */
+  /** Lets go of the -shm file: once the database has closed, so no lock of SQLite's is dropped while it holds one. */
   close(): void {
-    this.#header = undefined
+    if (this.#shm !== undefined) closeSync(this.#shm)
+    this.#shm = undefined
     this.#checkedAt = Number.POSITIVE_INFINITY
   }
 
-  #periodically(): number {
+  /** A number that changes when another connection commits; at most DATA_VERSION_CHECK_MS old. */
+  recent(): number {
     const now = this.#clock()
     if (now - this.#checkedAt >= DATA_VERSION_CHECK_MS) {
       this.#checkedAt = now
@@ -82,16 +96,14 @@ export class DataVersionWatcher {
   }
 }
 
-/** The WAL-index header of a file database in WAL mode, mapped from its -shm file; undefined for any other. */
-function walIndexHeader(db: Database): Uint32Array | undefined {
+/** A descriptor of the -shm file of a file database in WAL mode, to read its WAL-index from; undefined for any other. */
+function walIndex(db: Database): number | undefined {
   const file = db.filename
   if (!file || file === ':memory:') return undefined
   const { journal_mode } = db.query('PRAGMA journal_mode').get() as { journal_mode: string }
   if (journal_mode !== 'wal') return undefined
   try {
-    const mapped = Bun.mmap(`${file}-shm`, { shared: true, size: HEADER_WORDS * 4 })
-    if (mapped.byteLength < HEADER_WORDS * 4) return undefined
-    return new Uint32Array(mapped.buffer, mapped.byteOffset, HEADER_WORDS)
+    return openSync(`${file}-shm`, 'r')
   } catch {
     return undefined
   }

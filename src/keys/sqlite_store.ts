@@ -93,7 +93,7 @@ export class SqliteKeyStore implements KeyStore {
   }
 
   findActive(hash: string): ApiKey | undefined {
-    const version = this.#watcher.current()
+    const version = this.#watcher.recent()
     if (version !== this.#seenVersion) {
       this.#seenVersion = version
       this.#reload()

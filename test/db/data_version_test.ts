@@ -1,5 +1,6 @@
 import type { Database } from 'bun:sqlite'
 import { afterEach, describe, expect, test } from 'bun:test'
+import { readFileSync, statSync } from 'node:fs'
 import { join } from 'node:path'
 import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
@@ -68,6 +69,34 @@ describe('DataVersionWatcher', () => {
   test('without a WAL-index (a database in memory), asks at most every DATA_VERSION_CHECK_MS', () => {
     const watcher = new DataVersionWatcher(openDatabase(':memory:'))
     expect(watcher.exact).toBe(false)
+  })
+
+  test('recent() asks at most every DATA_VERSION_CHECK_MS even on a file in WAL mode', () => {
+    const { ours, theirs } = twoConnections()
+    let now = 1_000_000
+    const watcher = new DataVersionWatcher(ours, () => now)
+    const before = watcher.recent()
+    theirs.run("INSERT INTO pets (name, category_id, status) VALUES ('Outsider', 1, 'available')")
+    now += DATA_VERSION_CHECK_MS - 1
+    expect(watcher.recent()).toBe(before)
+    expect(watcher.current()).not.toBe(before)
+  })
+
+  test("keeps SQLite's lock on the -shm file, from the start to after many reads", () => {
+    // Closing any descriptor of the -shm file drops this process's POSIX locks on it; another process that
+    // then finds no lock takes the file for unused and resets it under SQLite (a watcher that mapped the file,
+    // closing the descriptor it mapped from, made a server crash with SIGBUS when another process opened it).
+    const { ours } = twoConnections()
+    ours.query('SELECT count(*) FROM pets').get()
+    const inode = statSync(`${ours.filename}-shm`).ino
+    const held = () =>
+      readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(` ${process.pid} `) && line.includes(`:${inode} `)).length
+    expect(held()).toBeGreaterThan(0)
+    const watcher = new DataVersionWatcher(ours)
+    for (let i = 0; i < 100; i++) watcher.current()
+    expect(held()).toBeGreaterThan(0)
   })
 
   test('does not move for commits of its own connection', () => {

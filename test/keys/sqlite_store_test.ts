@@ -2,6 +2,7 @@ import { afterEach, describe, expect, test } from 'bun:test'
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
+import { DATA_VERSION_CHECK_MS } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
 import { hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
@@ -69,17 +70,23 @@ describe('SqliteKeyStore', () => {
     expect(store.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })).toBeUndefined()
   })
 
-  test("sees another connection's revocation and plan change at its next lookup", async () => {
+  test("sees another connection's revocation and plan change within DATA_VERSION_CHECK_MS", async () => {
     const path = tempDbPath()
-    const server = new SqliteKeyStore(openDatabase(path))
+    let now = 1_000_000
+    const server = new SqliteKeyStore(openDatabase(path), { clock: () => now })
     const cli = new SqliteKeyStore(openDatabase(path))
     const { key, secret } = await issueKey(cli, free)
     const hash = hashApiKey(secret)
     expect(server.findActive(hash)?.plan).toBe('free')
     cli.setPlan(key.id, 'pro', { rpm: 300, rpd: 10_000 })
+    now += DATA_VERSION_CHECK_MS - 1
+    expect(server.findActive(hash)?.plan).toBe('free')
+    now += 1
     expect(server.findActive(hash)).toMatchObject({ plan: 'pro', rpm: 300, rpd: 10_000 })
     cli.revoke(key.id)
+    now += DATA_VERSION_CHECK_MS
     expect(server.findActive(hash)).toBeUndefined()
+    expect(DATA_VERSION_CHECK_MS).toBeLessThan(1000)
   })
 
   test('lists every key, revoked ones included, in id order', async () => {
