@@ -74,35 +74,12 @@ export const sqliteMigrations: readonly Migration[] = [
   },
   {
     version: 6,
-    name: 'pet counts',
-    // The inventory: one row per status, kept by triggers in the transaction of every change to pets,
-    // so it is exact and reading it does not grow with the number of pets.
-    sql: `
-      CREATE TABLE pet_counts (
-        status TEXT    PRIMARY KEY CHECK (status IN ('available', 'pending', 'sold')),
-        count  INTEGER NOT NULL CHECK (count >= 0)
-      ) STRICT;
-      INSERT INTO pet_counts (status, count)
-        SELECT value, (SELECT count(*) FROM pets WHERE status = value)
-        FROM json_each('["available", "pending", "sold"]');
-      CREATE TRIGGER pet_counts_insert AFTER INSERT ON pets BEGIN
-        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
-      END;
-      CREATE TRIGGER pet_counts_delete AFTER DELETE ON pets BEGIN
-        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
-      END;
-      CREATE TRIGGER pet_counts_update AFTER UPDATE OF status ON pets WHEN OLD.status <> NEW.status BEGIN
-        UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status;
-        UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
-      END;
-    `,
-  },
-  {
-    version: 7,
-    name: 'pet ids never reused',
-    // Without AUTOINCREMENT, SQLite gives a new row the highest id + 1, so deleting the newest pet would hand
-    // its id (its URL, its ETag's pet) to the next one; PostgreSQL's identity never does. The table is rebuilt
-    // with AUTOINCREMENT (its ids kept), and its index and the counting triggers made again.
+    name: 'pets that change',
+    // Pets may now be changed and deleted (version 1.2). The table is rebuilt with AUTOINCREMENT, its ids kept:
+    // without it SQLite gives a new row the highest id + 1, so deleting the newest pet would hand its id (its
+    // URL) to the next one, which PostgreSQL's identity never does. The inventory is one row of counts per
+    // status, filled once here and kept by triggers in the transaction of every change to pets, so it is exact
+    // and reading it does not grow with the number of pets.
     sql: `
       CREATE TABLE pets_never_reused (
         id          INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -114,6 +91,13 @@ export const sqliteMigrations: readonly Migration[] = [
       DROP TABLE pets;
       ALTER TABLE pets_never_reused RENAME TO pets;
       CREATE INDEX pets_status_id ON pets (status, id);
+      CREATE TABLE pet_counts (
+        status TEXT    PRIMARY KEY CHECK (status IN ('available', 'pending', 'sold')),
+        count  INTEGER NOT NULL CHECK (count >= 0)
+      ) STRICT;
+      INSERT INTO pet_counts (status, count)
+        SELECT value, (SELECT count(*) FROM pets WHERE status = value)
+        FROM json_each('["available", "pending", "sold"]');
       CREATE TRIGGER pet_counts_insert AFTER INSERT ON pets BEGIN
         UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status;
       END;

@@ -53,12 +53,10 @@ describe('durability', () => {
     const acknowledged: Pet[] = []
     const statuses = ['available', 'pending', 'sold']
     for (let round = 0; round < 3; round++) {
-      const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
-      let killed = false
-      const client = async (n: number) => {
-        for (let i = 0; !killed; i++) {
+      await killMidStream(round, async (url, n, killed) => {
+        for (let i = 0; !killed(); i++) {
           try {
-            const response = await postPet(server.url, key, {
+            const response = await postPet(url, key, {
               name: `round ${round} client ${n} pet ${i} ✓`,
               categoryId: 1 + i,
               status: statuses[i % 3],
@@ -68,13 +66,7 @@ describe('durability', () => {
             return // the server is gone
           }
         }
-      }
-      const clients = Array.from({ length: 6 }, (_, n) => client(n))
-      await Bun.sleep(250 + round * 100)
-      server.proc.kill('SIGKILL')
-      killed = true
-      await server.proc.exited
-      await Promise.all(clients)
+      })
     }
     expect(acknowledged.length).toBeGreaterThan(50)
 
@@ -105,11 +97,9 @@ describe('durability', () => {
     const inFlight = new Map<number, Pet | null>()
     let changes = 0
     for (let round = 0; round < 3; round++) {
-      const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
-      let killed = false
-      const client = async (n: number) => {
+      await killMidStream(round, async (url, n, killed) => {
         const mine = created.filter((_, i) => i % 6 === n)
-        for (let i = 0; !killed; i++) {
+        for (let i = 0; !killed(); i++) {
           const alive = mine.filter((pet) => acknowledged.get(pet.id))
           if (alive.length === 0) return
           const pet = alive[i % alive.length]!
@@ -124,7 +114,7 @@ describe('durability', () => {
               }
           inFlight.set(pet.id, after)
           try {
-            const response = await fetch(`${server.url}/v1/pets/${pet.id}`, {
+            const response = await fetch(`${url}/v1/pets/${pet.id}`, {
               method: deleting ? 'DELETE' : 'PATCH',
               headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
               body: deleting ? undefined : JSON.stringify({ name: after?.name, status: after?.status }),
@@ -138,13 +128,7 @@ describe('durability', () => {
             return // the server is gone
           }
         }
-      }
-      const clients = Array.from({ length: 6 }, (_, n) => client(n))
-      await Bun.sleep(250 + round * 100)
-      server.proc.kill('SIGKILL')
-      killed = true
-      await server.proc.exited
-      await Promise.all(clients)
+      })
       // What was in flight may have landed: from here on either state may be the stored one.
       for (const [id, state] of inFlight) {
         const stored = await storedAfterRestart(id)
@@ -164,6 +148,25 @@ describe('durability', () => {
       await server.stop()
     }
   }, 90_000)
+
+  /**
+   * Starts a server on the database, lets six clients work on it (each told
+   * its number and whether the server is gone yet), and kills it with
+   * SIGKILL mid-stream, a little later in each round.
+   */
+  async function killMidStream(
+    round: number,
+    client: (url: string, n: number, killed: () => boolean) => Promise<void>,
+  ): Promise<void> {
+    const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
+    let killed = false
+    const clients = Array.from({ length: 6 }, (_, n) => client(server.url, n, () => killed))
+    await Bun.sleep(250 + round * 100)
+    server.proc.kill('SIGKILL')
+    killed = true
+    await server.proc.exited
+    await Promise.all(clients)
+  }
 
   /** A pet as the database holds it, read by a server started for the purpose; undefined when there is none. */
   async function storedAfterRestart(id: number): Promise<Pet | undefined> {
