@@ -33,10 +33,10 @@ interface KeptPage {
  * recently read dropped first: pages read once (a client walking the list,
  * random pages) would only churn memory, which cost the cold list CPU
  * (bench/README.md, "What the changes since 758cb1e did").
- * One process owns every pet write (the CLI never writes pets), so its own
- * changes are the ones to expect; the database's DataVersionWatcher also
- * clears everything, within DATA_VERSION_CHECK_MS, if anything else ever
- * writes the file. Not for a store that several instances share.
+ * This process's own changes drop exactly the pages they alter; a commit by
+ * any other connection (a second server on the same file, the CLI) drops
+ * every page at the next list read, which asks the DataVersionWatcher
+ * (`current()`: exact, one read of the WAL-index header while nothing moved).
  */
 export class CachedPetStore implements PetStore {
   readonly listsAtOnce: boolean | undefined
