@@ -24,6 +24,7 @@ import { petRoutes } from './pets/routes'
 import type { PetStore } from './pets/store'
 import type { RateLimiter } from './ratelimit/limiter'
 import { MemoryRateLimiter } from './ratelimit/memory_limiter'
+import { QuotaReadings } from './ratelimit/quota_readings'
 import { rateLimitRoutes } from './ratelimit/routes'
 import { quotaSettlement } from './ratelimit/settle'
 import { DEFAULT_IPV6_PREFIX, keySubject, quotaResetName } from './ratelimit/subject'
@@ -74,6 +75,7 @@ export function createApp(deps: AppDeps) {
   // listener (http/listener.ts).
   const app = new Elysia({ normalize: false, handler: { standardHostname: deps.https === true } })
   const callers = new Callers()
+  const quotaReadings = new QuotaReadings()
   const { logger } = deps
   const clock = deps.clock ?? Date.now
   const { metrics } = deps
@@ -127,6 +129,7 @@ export function createApp(deps: AppDeps) {
           ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
           socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
           lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
+          quotaReadings,
         }),
       )
       .use(requestBounds())
@@ -141,7 +144,7 @@ export function createApp(deps: AppDeps) {
         }),
       )
       .use(petChangeRoutes({ pets: deps.pets, settleQuota }))
-      .use(rateLimitRoutes({ limiter, callers, clock }))
+      .use(rateLimitRoutes({ callers, readings: quotaReadings }))
       .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
       .use(healthRoutes(deps.health ?? healthChecks(deps.pets, limiter)))
   )

@@ -9,8 +9,9 @@ import type { LastUseRecorder } from '../keys/last_use'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
-import { describeUsage, type RateDecision, type Usage } from '../ratelimit/decision'
+import { describeUsage, limiterUnavailable, type RateDecision, type Usage } from '../ratelimit/decision'
 import type { RateLimiter } from '../ratelimit/limiter'
+import type { QuotaReadings } from '../ratelimit/quota_readings'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, bearerError, hasExpired, refusalReason } from './authenticate'
@@ -61,6 +62,8 @@ export interface ApiGuardOptions {
   callers: Callers
   /** Where to note that a key was used (its last use is kept to the minute). */
   lastUse: Pick<LastUseRecorder, 'note'>
+  /** Where to leave the quota read for a quota check, for its route to answer with. */
+  quotaReadings: QuotaReadings
 }
 
 /** Whether a request is a read that may be answered 304: a `GET` (or `HEAD`) with `If-None-Match`. */
@@ -82,6 +85,8 @@ function isQuotaCheck(request: Request): boolean {
  * body or a wrong method without a valid key is a 401 like any other. Two
  * requests with a valid key are not counted here: the quota check, never,
  * and a conditional GET, once its answer is known (ratelimit/settle.ts).
+ * The quota check's headers are written here, from the reading its route
+ * answers with, so an answer refused after the guard (a 431) carries them.
  */
 export function apiGuard({
   keys,
@@ -92,6 +97,7 @@ export function apiGuard({
   socketAddress,
   callers,
   lastUse,
+  quotaReadings,
 }: ApiGuardOptions) {
   const known = new KnownCredentials()
   const check: GuardCheck = (request, set) => {
@@ -128,8 +134,15 @@ export function apiGuard({
     if (key === undefined) return count()
     callers.authenticated(request, key)
     lastUse.note(key, now)
-    // The quota check counts nothing: its route reads the quota and writes the headers.
-    if (isQuotaCheck(request)) return
+    if (isQuotaCheck(request)) {
+      // Counts nothing, also over the limit or banned: read, the headers written, the reading left for the route.
+      return andThen(limiter.peek(keySubject(key), key, now), (usage) => {
+        if (usage === undefined) return applyRateDecision(set, limiterUnavailable(key, now))
+        applyRateDecision(set, describeUsage(usage, key, now))
+        quotaReadings.note(request, { usage, at: now })
+        return undefined
+      })
+    }
     if (key.access === 'read-only' && !READ_METHODS.has(request.method)) {
       // Counted like every answer to a valid key, then refused, unless the count refused it first.
       return andThen(count(), (refusal) => refusal ?? refuseWrite(set))

@@ -2,41 +2,37 @@ import { Elysia } from 'elysia'
 import type { Callers } from '../http/callers'
 import { API_PREFIX } from '../http/url'
 import { jsonResponse, operationResponses, ref } from '../openapi/responses'
-import { applyRateDecision } from './apply_decision'
-import { describeUsage, limiterUnavailable, quotaStatus } from './decision'
-import type { RateLimiter } from './limiter'
+import { quotaStatus } from './decision'
+import type { QuotaReadings } from './quota_readings'
 import { RATE_LIMIT_STATUS_EXAMPLE } from './schema'
-import { keySubject } from './subject'
 
 /** The quota check: the guard lets a GET of it through without counting it. */
 export const RATE_LIMIT_PATH = `${API_PREFIX}/rate_limit`
 
 /** What the quota check needs. */
 export interface RateLimitRoutesOptions {
-  limiter: RateLimiter
   /** Which key each request authenticated with (the guard has checked it). */
   callers: Callers
-  /** Milliseconds since the epoch. */
-  clock: () => number
+  /** The quota the guard read for each quota check, and wrote the rate-limit headers from. */
+  readings: QuotaReadings
 }
 
 /**
  * `GET /v1/rate_limit` (GitHub's `GET /rate_limit`): the caller's plan, both
  * windows and any ban, read without counting, so a client can check its
- * quota for free, also while it is over its limit or banned. It carries the
- * rate-limit headers like every `/v1` answer, from the same reading.
+ * quota for free, also while it is over its limit or banned. The guard reads
+ * the quota and writes the rate-limit headers (auth/guard.ts), so an answer
+ * refused before the route (a 431) carries them too; the route answers from
+ * that reading.
  */
-export function rateLimitRoutes({ limiter, callers, clock }: RateLimitRoutesOptions) {
+export function rateLimitRoutes({ callers, readings }: RateLimitRoutesOptions) {
   return new Elysia({ name: 'rate-limit', prefix: API_PREFIX }).get(
     '/rate_limit',
-    async ({ request, set }) => {
+    ({ request }) => {
       const key = callers.keyOf(request)
-      if (key === undefined) throw new Error('the guard let an unauthenticated quota check through')
-      const now = clock()
-      const usage = await limiter.peek(keySubject(key), key, now)
-      if (usage === undefined) return applyRateDecision(set, limiterUnavailable(key, now))
-      applyRateDecision(set, describeUsage(usage, key, now))
-      return { plan: key.plan, ...quotaStatus(usage, key, now) }
+      const reading = readings.of(request)
+      if (key === undefined || reading === undefined) throw new Error('the guard let a quota check through unread')
+      return { plan: key.plan, ...quotaStatus(reading.usage, key, reading.at) }
     },
     {
       detail: {

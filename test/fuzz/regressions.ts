@@ -31,4 +31,18 @@ export const REGRESSIONS: { found: string; request: HostileRequest }[] = [
       'a 500: Elysia builds its validation message with `${value}`, and an object whose own "toString" is not a function cannot become text',
     request: createWith('{"name":{"toString":0}}'),
   },
+  {
+    found:
+      'a 431 of GET /v1/rate_limit had no rate-limit headers: the quota check was let through unread, and its route wrote them',
+    request: {
+      method: 'GET',
+      path: '/v1/rate_limit',
+      query: '',
+      headers: [
+        ['authorization', 'Bearer {key}'],
+        ['x-padding', 'p'.repeat(17_000)],
+      ],
+      body: undefined,
+    },
+  },
 ]

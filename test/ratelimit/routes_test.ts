@@ -1,4 +1,7 @@
 import { expect, test } from 'bun:test'
+import { MAX_HEADER_BYTES, MAX_TARGET_BYTES } from '../../src/http/limits'
+import type { RateLimiter } from '../../src/ratelimit/limiter'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { DAY_MS, MINUTE_MS } from '../../src/time'
 import { describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
@@ -84,6 +87,38 @@ describeEachStore('GET /v1/rate_limit', () => {
       await expectError(await call('GET', '/v1/rate_limit', { key: `ask_guess${i}` }), 401, 'unauthorized')
     }
     await expectError(await call('GET', '/v1/rate_limit', { key: 'ask_one-more' }), 429, 'rate_limit_exceeded')
+  })
+
+  test('refused for its size (431, 414) still carries the rate-limit headers, and counts nothing', async () => {
+    const { call } = await freeApp()
+    for (let i = 0; i < 4; i++) await call('GET', '/v1/pets')
+    const refusals = [
+      await call('GET', '/v1/rate_limit', { headers: { 'x-padding': 'p'.repeat(MAX_HEADER_BYTES) } }),
+      await call('GET', `/v1/rate_limit?${'q'.repeat(MAX_TARGET_BYTES)}`),
+    ]
+    await expectError(refusals[0]!, 431, 'headers_too_large')
+    await expectError(refusals[1]!, 414, 'uri_too_long')
+    for (const refused of refusals) {
+      expect([refused.headers.get('x-ratelimit-remaining'), refused.headers.get('ratelimit')]).toEqual([
+        '56',
+        '"minute";r=56;t=59',
+      ])
+    }
+    expect((await json(await call('GET', '/v1/rate_limit'))).minute.used).toBe(4)
+  })
+
+  test('answers 503 rate_limiter_unavailable, with the headers, when the limiter cannot be asked', async () => {
+    const counting = new MemoryRateLimiter()
+    const limiter: RateLimiter = {
+      consume: (subject, limits, now) => counting.consume(subject, limits, now),
+      peek: () => undefined,
+      refund: (subject, limits, countedAt, now) => counting.refund(subject, limits, countedAt, now),
+      reset: (subject, reset, now) => counting.reset(subject, reset, now),
+    }
+    const { call } = await makeTestApp({ clock: () => T0 + 1000, limiter }, FREE)
+    const response = await call('GET', '/v1/rate_limit')
+    await expectError(response, 503, 'rate_limiter_unavailable')
+    expect([response.headers.get('retry-after'), response.headers.get('x-ratelimit-remaining')]).toEqual(['1', '0'])
   })
 
   test('with another method is a 405, counted', async () => {
