@@ -95,21 +95,20 @@ const petBodies = fc
     return `{${parts.join(',')}}`
   })
 
-/** Creates that should succeed: any UTF-16 text for a name (control characters, lone surrogates), any id in range. */
-const validPets = fc
-  .record(
-    {
-      name: fc.string({
-        unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
-        minLength: 1,
-        maxLength: 255,
-      }),
-      categoryId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
-      status: fc.constantFrom('available', 'pending', 'sold'),
-    },
-    { requiredKeys: ['name', 'categoryId'] },
-  )
-  .map((pet) => JSON.stringify(pet))
+/** Fields that should be stored: any UTF-16 text for a name (control characters, lone surrogates), any id in range. */
+const validFields = {
+  name: fc.string({
+    unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)),
+    minLength: 1,
+    maxLength: 255,
+  }),
+  categoryId: fc.integer({ min: 1, max: Number.MAX_SAFE_INTEGER }),
+  status: fc.constantFrom('available', 'pending', 'sold'),
+}
+/** Creates that should succeed. */
+const validPets = fc.record(validFields, { requiredKeys: ['name', 'categoryId'] }).map((pet) => JSON.stringify(pet))
+/** Changes that should succeed, where the pet exists and its status may move so. */
+const validPatches = fc.record(validFields, { requiredKeys: [] }).map((patch) => JSON.stringify(patch))
 
 const deepJson = fc.integer({ min: 1, max: 20_000 }).map((depth) => '['.repeat(depth) + ']'.repeat(depth))
 const hugeJson = fc.integer({ min: 1, max: 40_000 }).map((n) => JSON.stringify({ name: 'x'.repeat(n), categoryId: 1 }))
@@ -125,7 +124,13 @@ const bodies = fc.oneof(
 )
 
 const paths = fc.oneof(
-  { weight: 6, arbitrary: fc.constantFrom('/v1/pets', '/v1/pets/', '/v1/pets/1', '/v1/pets/2') },
+  { weight: 4, arbitrary: fc.constantFrom('/v1/pets', '/v1/pets/', '/v1/pets/1', '/v1/pets/2') },
+  // Pets the run has created (ids count up from 1), for PATCH and DELETE to find.
+  { weight: 2, arbitrary: fc.integer({ min: 1, max: 200 }).map((id) => `/v1/pets/${id}`) },
+  {
+    weight: 1,
+    arbitrary: fc.constantFrom('/v1/store/inventory', '/v1/store/inventory/', '/v1/store', '/v1/rate_limit'),
+  },
   { weight: 3, arbitrary: fc.oneof(numberLiterals, weirdStrings).map((id) => `/v1/pets/${uriEncode(id)}`) },
   {
     weight: 2,
@@ -181,8 +186,55 @@ const contentTypes = fc.oneof(
   },
 )
 
-/** Requests a hostile or careless client could send, with the valid `key` among the bad ones. */
+/**
+ * Requests a careful client sends with `key`: hostile ones alone seldom reach
+ * a pet that exists with a body the change accepts, so these make, change and
+ * delete pets often enough for the checks on what a 201, a 200 and a 204 did.
+ */
+function carefulRequests(key: string): fc.Arbitrary<HostileRequest> {
+  const bearer: [string, string] = ['authorization', `Bearer ${key}`]
+  // Ids the run's creates reach: about one request in fifteen is a careful create.
+  const petPath = fc.integer({ min: 1, max: 5000 }).map((id) => `/v1/pets/${id}`)
+  const request = (method: string, path: string, headers: [string, string][] = [], body?: string): HostileRequest => ({
+    method,
+    path,
+    query: '',
+    headers: [bearer, ...headers],
+    body,
+  })
+  return fc.oneof(
+    {
+      weight: 3,
+      arbitrary: validPets.map((body) => request('POST', '/v1/pets', [['content-type', 'application/json']], body)),
+    },
+    {
+      weight: 4,
+      arbitrary: fc
+        .tuple(petPath, validPatches, fc.boolean())
+        .map(([path, body, anyVersion]) =>
+          request(
+            'PATCH',
+            path,
+            [
+              ['content-type', 'application/merge-patch+json'],
+              ...(anyVersion ? [['if-match', '*'] as [string, string]] : []),
+            ],
+            body,
+          ),
+        ),
+    },
+    { weight: 1, arbitrary: petPath.map((path) => request('DELETE', path)) },
+    { weight: 1, arbitrary: fc.constant(request('GET', '/v1/store/inventory')) },
+  )
+}
+
+/** Requests a hostile or careless client could send, with the valid `key` among the bad ones, and careful ones among them. */
 export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
+  return fc.oneof({ weight: 4, arbitrary: carelessRequests(key) }, { weight: 1, arbitrary: carefulRequests(key) })
+}
+
+/** Requests with something wrong (or nothing wrong) everywhere a client has a say. */
+function carelessRequests(key: string): fc.Arbitrary<HostileRequest> {
   const authorization = fc.oneof(
     { weight: 16, arbitrary: fc.constantFrom(`Bearer ${key}`, `bearer ${key}`, `BEARER  ${key}`) },
     {
@@ -220,10 +272,15 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
         'PROPFIND',
       ),
       path: paths,
-      query: queries,
+      // Without one a third of the time: PATCH, DELETE and the inventory take none, and refuse any.
+      query: fc.option(queries, { nil: '', freq: 3 }),
       authorization: fc.option(authorization, { nil: undefined, freq: 16 }),
       contentType: fc.option(contentTypes, { nil: undefined, freq: 5 }),
       idempotencyKey: optionalHeader('idempotency-key', printable(weirdStrings)),
+      ifMatch: optionalHeader(
+        'if-match',
+        fc.oneof(fc.constantFrom('*', '"x"', 'W/"x"', '"x", *', '', ',', '"', '*, *'), printable(weirdStrings)),
+      ),
       requestId: optionalHeader('x-request-id', printable(weirdStrings)),
       forwarded: optionalHeader('x-forwarded-for', printable(weirdStrings)),
       padding: optionalHeader(
@@ -233,7 +290,14 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
       // A header sent twice arrives joined with ", ".
       duplicate: fc.option(
         fc.tuple(
-          fc.constantFrom('authorization', 'content-type', 'idempotency-key', 'x-request-id', 'content-length'),
+          fc.constantFrom(
+            'authorization',
+            'content-type',
+            'idempotency-key',
+            'if-match',
+            'x-request-id',
+            'content-length',
+          ),
           printable(weirdStrings),
         ),
         { nil: undefined, freq: 4 },
@@ -248,6 +312,7 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
         authorization,
         contentType,
         idempotencyKey,
+        ifMatch,
         requestId,
         forwarded,
         padding,
@@ -257,7 +322,7 @@ export function hostileRequests(key: string): fc.Arbitrary<HostileRequest> {
         const headers: [string, string][] = []
         if (authorization !== undefined) headers.push(['authorization', authorization])
         if (contentType !== undefined) headers.push(['content-type', contentType])
-        for (const header of [idempotencyKey, requestId, forwarded, padding, duplicate])
+        for (const header of [idempotencyKey, ifMatch, requestId, forwarded, padding, duplicate])
           if (header) headers.push(header)
         const sendsBody = method !== 'GET' && method !== 'HEAD'
         return { method, path, query, headers, body: sendsBody ? body : undefined }
