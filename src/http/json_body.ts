@@ -29,8 +29,13 @@ interface AcceptedBodies {
   refusal: string
 }
 
-const JSON_ONLY: AcceptedBodies = { types: ['application/json'], refusal: 'Content-Type must be application/json' }
-const MERGE_PATCH_OR_JSON: AcceptedBodies = {
+/** What `parseJsonBody` accepts; its `refusal` is the 415's message, which the document shows. */
+export const JSON_ONLY: AcceptedBodies = {
+  types: ['application/json'],
+  refusal: 'Content-Type must be application/json',
+}
+/** What `parseMergePatchBody` accepts. */
+export const MERGE_PATCH_OR_JSON: AcceptedBodies = {
   types: ['application/merge-patch+json', 'application/json'],
   refusal: 'Content-Type must be application/merge-patch+json or application/json',
 }

@@ -1,6 +1,7 @@
 import type { DocumentDecoration } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
 import { ERROR_CODES, type ErrorCode } from '../http/errors'
+import { JSON_ONLY } from '../http/json_body'
 import { MAX_BODY_BYTES } from '../http/limits'
 
 type Header = OpenAPIV3_1.HeaderObject
@@ -171,7 +172,7 @@ export const RESPONSES = {
   PayloadTooLarge: errorResponse(['payload_too_large'], {
     example: `Request body must not exceed ${MAX_BODY_BYTES} bytes`,
   }),
-  UnsupportedMediaType: errorResponse(['unsupported_media_type'], { example: 'Content-Type must be application/json' }),
+  UnsupportedMediaType: errorResponse(['unsupported_media_type'], { example: JSON_ONLY.refusal }),
   TooManyRequests: errorResponse(['rate_limit_exceeded', 'key_banned'], {
     allHeaders: true,
     example: 'Rate limit of 60 requests per minute exceeded; retry after 12 s',

@@ -1,8 +1,9 @@
 import { entityTag, ifNoneMatchMatches, notModified } from '../http/conditional'
-import type { ErrorBody, ResponseSet } from '../http/errors'
+import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import type { SettleQuota } from '../ratelimit/settle'
-import type { Pet } from './schema'
+import { movesFrom } from './changes'
+import type { Pet, PetStatus } from './schema'
 
 /** A pet's strong ETag: the tag of its JSON as `getPet` sends it, which `If-Match` must name. */
 export function petTag(pet: Pet): string {
@@ -28,4 +29,27 @@ export async function sendTagged(
   if (refusal !== undefined) return refusal
   set.headers['content-type'] = JSON_CONTENT_TYPE
   return json
+}
+
+/** The 404 of an operation on one pet: no pet has id `id`. */
+export function petNotFound(id: number): HttpError {
+  return new HttpError('not_found', `Pet ${id} does not exist`)
+}
+
+/** The 412 of a change whose `If-Match` names the pet as it was, not as it is. */
+export function petChanged(id: number): HttpError {
+  return new HttpError(
+    'precondition_failed',
+    `Pet ${id} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
+  )
+}
+
+/** The 409 of a change that would move a pet's status from `from` to `to`, which `canMove` forbids. */
+export function invalidTransition(from: PetStatus, to: PetStatus): HttpError {
+  const moves = movesFrom(from)
+  return new HttpError(
+    'invalid_transition',
+    `"status" cannot move from ${from} to ${to}: ` +
+      (moves.length === 0 ? `${from} is final` : `from ${from} it moves to ${moves.join(' or ')}`),
+  )
 }

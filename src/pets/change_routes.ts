@@ -1,13 +1,13 @@
 import { Elysia } from 'elysia'
 import { entityTag, ifMatchMatches } from '../http/conditional'
-import { HttpError, type ResponseSet } from '../http/errors'
+import type { ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseMergePatchBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { API_PREFIX } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
-import { petTag, sendTagged } from './answers'
-import { movesFrom, type PetPrecondition } from './changes'
+import { invalidTransition, petChanged, petNotFound, petTag, sendTagged } from './answers'
+import type { PetPrecondition } from './changes'
 import { DELETE_PET, GET_INVENTORY, UPDATE_PET } from './operations'
 import { NoQuery, PetChangeHeaders, PetIdParams, PetPatch } from './schema'
 import type { PetStore } from './store'
@@ -35,17 +35,11 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
         const outcome = await pets.update(id, body, precondition(headers['if-match']))
         switch (outcome.kind) {
           case 'not_found':
-            throw notFound(id)
+            throw petNotFound(id)
           case 'precondition_failed':
-            throw preconditionFailed(id)
+            throw petChanged(id)
           case 'invalid_transition':
-            throw new HttpError(
-              'invalid_transition',
-              `"status" cannot move from ${outcome.from} to ${outcome.to}: ` +
-                (movesFrom(outcome.from).length === 0
-                  ? `${outcome.from} is final`
-                  : `from ${outcome.from} it moves to ${movesFrom(outcome.from).join(' or ')}`),
-            )
+            throw invalidTransition(outcome.from, outcome.to)
         }
         return sendChanged(JSON.stringify(outcome.pet), set)
       },
@@ -66,8 +60,8 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
       async ({ params, headers, set }) => {
         const id = params.petId
         const outcome = await pets.delete(id, precondition(headers['if-match']))
-        if (outcome.kind === 'not_found') throw notFound(id)
-        if (outcome.kind === 'precondition_failed') throw preconditionFailed(id)
+        if (outcome.kind === 'not_found') throw petNotFound(id)
+        if (outcome.kind === 'precondition_failed') throw petChanged(id)
         set.status = 204
         return undefined
       },
@@ -99,15 +93,4 @@ function sendChanged(json: string, set: ResponseSet): string {
   set.headers.etag = entityTag(json)
   set.headers['content-type'] = JSON_CONTENT_TYPE
   return json
-}
-
-function notFound(id: number): HttpError {
-  return new HttpError('not_found', `Pet ${id} does not exist`)
-}
-
-function preconditionFailed(id: number): HttpError {
-  return new HttpError(
-    'precondition_failed',
-    `Pet ${id} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
-  )
 }

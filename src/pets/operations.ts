@@ -1,5 +1,6 @@
 import type { DocumentDecoration } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
+import { MERGE_PATCH_OR_JSON } from '../http/json_body'
 import { MAX_BODY_BYTES } from '../http/limits'
 import {
   EVERY_RESPONSE_HEADERS,
@@ -11,12 +12,16 @@ import {
   response,
   responseWithHeaders,
 } from '../openapi/responses'
+import { invalidTransition, petChanged, petNotFound } from './answers'
 import { GET_PET_SUNSET } from './deprecation'
 import { IDEMPOTENCY_KEY_REUSED } from './idempotency'
 import { MAX_ID, type Pet } from './schema'
 
 /** One animal as the examples of the document show it. */
 const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
+
+/** The 404 of an operation on one pet, as the document describes it. */
+const NOT_FOUND = { description: 'not_found: no animal has this id', example: petNotFound(PET_EXAMPLE.id).message }
 
 /** The headers every answer of the deprecated getPet carries. */
 const GET_PET_HEADERS = {
@@ -90,11 +95,7 @@ export const GET_PET: DocumentDecoration = {
       headers: GET_PET_HEADERS,
     }),
     401: responseWithHeaders('Unauthorized', GET_PET_HEADERS),
-    404: errorResponse(['not_found'], {
-      description: 'not_found: no animal has this id',
-      example: 'Pet 42 does not exist',
-      headers: GET_PET_HEADERS,
-    }),
+    404: errorResponse(['not_found'], { ...NOT_FOUND, headers: GET_PET_HEADERS }),
     429: responseWithHeaders('TooManyRequests', GET_PET_HEADERS),
   }),
 }
@@ -106,13 +107,8 @@ const EXPERIMENTAL = { 'x-stability': 'experimental' } as Record<string, unknown
 const CHANGE_RESPONSES = {
   400: response('InvalidRequest'),
   403: response('Forbidden'),
-  404: errorResponse(['not_found'], {
-    description: 'not_found: no animal has this id',
-    example: 'Pet 42 does not exist',
-  }),
-  412: errorResponse(['precondition_failed'], {
-    example: 'Pet 42 has changed since the ETag in If-Match was read; nothing was changed: read it again and retry',
-  }),
+  404: errorResponse(['not_found'], NOT_FOUND),
+  412: errorResponse(['precondition_failed'], { example: petChanged(PET_EXAMPLE.id).message }),
 }
 
 /** `PATCH /pets/{petId}` in the OpenAPI document: experimental (version 1.2). */
@@ -137,11 +133,11 @@ export const UPDATE_PET: DocumentDecoration = {
     ),
     ...CHANGE_RESPONSES,
     409: errorResponse(['invalid_transition'], {
-      example: '"status" cannot move from sold to available: sold is final',
+      example: invalidTransition('sold', 'available').message,
     }),
     413: response('PayloadTooLarge'),
     415: errorResponse(['unsupported_media_type'], {
-      example: 'Content-Type must be application/merge-patch+json or application/json',
+      example: MERGE_PATCH_OR_JSON.refusal,
     }),
   }),
 }

@@ -11,7 +11,7 @@ import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
 import { containsApiKey } from '../key_shape'
 import type { SettleQuota } from '../ratelimit/settle'
-import { sendTagged } from './answers'
+import { petNotFound, sendTagged } from './answers'
 import { bodyHash, IDEMPOTENCY_KEY_REUSED } from './idempotency'
 import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
 import { PETS_PATH } from './paths'
@@ -108,7 +108,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       '/pets/:petId',
       async ({ params, request, set }) => {
         const pet = await pets.get(params.petId)
-        if (!pet) throw new HttpError('not_found', `Pet ${params.petId} does not exist`)
+        if (!pet) throw petNotFound(params.petId)
         return sendTagged(JSON.stringify(pet), request, set, settleQuota)
       },
       {
