@@ -59,8 +59,12 @@ export function decideUpdate(
     status: changes.status ?? current.status,
   }
   if (!canMove(current.status, pet.status)) return { kind: 'invalid_transition', from: current.status, to: pet.status }
-  const unchanged = pet.name === current.name && pet.categoryId === current.categoryId && pet.status === current.status
-  return { kind: 'store', pet, previous: current, unchanged }
+  return { kind: 'store', pet, previous: current, unchanged: samePet(pet, current) }
+}
+
+/** Whether two versions of a pet have the same fields. */
+export function samePet(a: Pet, b: Pet): boolean {
+  return a.name === b.name && a.categoryId === b.categoryId && a.status === b.status
 }
 
 /** The one rule both stores apply to a delete: the pet must exist, then match the precondition. */

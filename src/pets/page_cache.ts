@@ -1,6 +1,6 @@
 import { type Awaitable, andThen } from '../awaitable'
 import type { DataVersionWatcher } from '../db/data_version'
-import type { DeleteOutcome, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
+import { type DeleteOutcome, type PetChanges, type PetPrecondition, samePet, type UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
 import type { Inventory, NewPet, Pet, PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
@@ -164,10 +164,6 @@ export class CachedPetStore implements PetStore {
   answers(): Awaitable<boolean> {
     return this.#store.answers()
   }
-}
-
-function samePet(a: Pet, b: Pet): boolean {
-  return a.name === b.name && a.categoryId === b.categoryId && a.status === b.status
 }
 
 /** Whether a change to pet `id` (from `before` to `after`; undefined: deleted) can alter a kept page. */
