@@ -75,8 +75,11 @@ export const postgresMigrations: readonly Migration[] = [
     name: 'pet counts',
     // The inventory, kept by triggers in the transaction of every change to pets. Each status has 16
     // rows (a pet counts in row id % 16), so instances creating and changing pets at once do not all
-    // wait for one row's lock; reading it sums 48 rows, however many pets there are.
+    // wait for one row's lock; reading it sums 48 rows, however many pets there are. Writers to pets
+    // (instances still on 1.1, in a rolling upgrade) wait for the lock until this commits, reads go on:
+    // a write between the count and the triggers would be in neither.
     sql: `
+      LOCK TABLE pets IN SHARE ROW EXCLUSIVE MODE;
       CREATE TABLE pet_counts (
         status text   NOT NULL CHECK (status IN ('available', 'pending', 'sold')),
         shard  int    NOT NULL CHECK (shard BETWEEN 0 AND 15),
@@ -84,8 +87,11 @@ export const postgresMigrations: readonly Migration[] = [
         PRIMARY KEY (status, shard)
       );
       INSERT INTO pet_counts (status, shard, count)
-        SELECT s.status, g.shard, (SELECT count(*) FROM pets p WHERE p.status = s.status AND p.id % 16 = g.shard)
+        SELECT s.status, g.shard, 0
         FROM (VALUES ('available'), ('pending'), ('sold')) AS s (status), generate_series(0, 15) AS g (shard);
+      UPDATE pet_counts c SET count = t.count
+        FROM (SELECT status, id % 16 AS shard, count(*) AS count FROM pets GROUP BY 1, 2) AS t
+        WHERE c.status = t.status AND c.shard = t.shard;
       CREATE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
       BEGIN
         IF TG_OP <> 'INSERT' THEN

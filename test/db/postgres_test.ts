@@ -42,6 +42,41 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     expect(await new PostgresPetStore(old).inventory()).toEqual({ available: 10, pending: 10, sold: 20 })
   })
 
+  test('the upgrade counts a pet an instance still on 1.1 writes meanwhile (a rolling upgrade)', async () => {
+    const schema = uniqueName('test')
+    cleanups.push(() => dropSchema(schema))
+    const setup = new SQL(TEST_DATABASE_URL!, { max: 1 })
+    await setup`CREATE SCHEMA ${setup(schema)}`
+    await setup.close()
+    const [upgrading, running] = [1, 2].map(
+      () => new SQL(TEST_DATABASE_URL!, { max: 1, connection: { search_path: schema } }),
+    )
+    cleanups.push(
+      () => upgrading!.close(),
+      () => running!.close(),
+    )
+    await migratePostgres(upgrading!, postgresMigrations.slice(0, 4))
+    await upgrading!`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')`
+    // The 1.1 instance's create is in flight when the upgrade starts, and commits while it runs.
+    let commit = () => {}
+    const created = running!.begin(async (tx) => {
+      await tx`INSERT INTO pets (name, category_id, status) VALUES ('Tom', 2, 'sold')`
+      await new Promise<void>((resolve) => (commit = resolve))
+    })
+    while (
+      ((
+        await upgrading!`SELECT count(*) AS n FROM pg_locks WHERE mode = 'RowExclusiveLock' AND relation = ${`${schema}.pets`}::regclass`
+      )[0].n as string) === '0'
+    )
+      await Bun.sleep(5)
+    const upgraded = migratePostgres(upgrading!, postgresMigrations)
+    await Bun.sleep(200)
+    commit()
+    await created
+    expect(await upgraded).toEqual([5])
+    expect(await new PostgresPetStore(upgrading!).inventory()).toEqual({ available: 1, pending: 0, sold: 1 })
+  })
+
   test('refuses a database from a newer build, naming both versions', async () => {
     const [sql] = await postgresPools(1, cleanups)
     const newer = postgresMigrations.length + 1
