@@ -102,3 +102,24 @@ describe('the page built in SQLite (bench/probes/page_in_sqlite.ts)', () => {
     expect(output).toMatch(/\n {2}in SQL {3}\d+\.\d\d \[/)
   }, 60_000)
 })
+
+describe('the upgrade cost (bench/probes/upgrade_cost.ts)', () => {
+  test('upgrades a 1.1 database (and PostgreSQL when the tests have one), checks its counts, and times it, as a short run', async () => {
+    const run = Bun.spawn(
+      [process.execPath, join(ROOT, 'bench/probes/upgrade_cost.ts'), '--rounds', '1', '--pets', '500'],
+      {
+        cwd: ROOT,
+        stdout: 'pipe',
+        stderr: 'pipe',
+      },
+    )
+    const [output, errors, code] = await Promise.all([
+      new Response(run.stdout).text(),
+      new Response(run.stderr).text(),
+      run.exited,
+    ])
+    expect({ code, errors: code === 0 ? '' : errors }).toEqual({ code: 0, errors: '' })
+    expect(output).toMatch(/\n {2}SQLite: {5}\d+ \[/)
+    if (process.env.TEST_DATABASE_URL) expect(output).toMatch(/\n {2}PostgreSQL: \d+ \[/)
+  }, 60_000)
+})
