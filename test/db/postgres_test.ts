@@ -8,6 +8,26 @@ import { dropSchema, postgresPools, SHARED_STORES, TEST_DATABASE_URL, uniqueName
 
 const cleanups = cleanupsAfterEach()
 
+/**
+ * A schema of its own holding what version 1.1 (baa4558) made, its four
+ * migrations, and `count` one-connection clients of it (a process each).
+ */
+async function version11Database(count: number): Promise<[SQL, ...SQL[]]> {
+  const schema = uniqueName('test')
+  cleanups.push(() => dropSchema(schema))
+  const setup = new SQL(TEST_DATABASE_URL!, { max: 1 })
+  await setup`CREATE SCHEMA ${setup(schema)}`
+  await setup.close()
+  const clients = Array.from(
+    { length: count },
+    () => new SQL(TEST_DATABASE_URL!, { max: 1, connection: { search_path: schema } }),
+  )
+  cleanups.push(() => Promise.all(clients.map((client) => client.close())))
+  const [first, ...others] = clients as [SQL, ...SQL[]]
+  expect(await migratePostgres(first, postgresMigrations.slice(0, 4))).toEqual([1, 2, 3, 4])
+  return [first, ...others]
+}
+
 describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
   test('migrations apply once, also when three instances start together', async () => {
     const schema = uniqueName('test')
@@ -24,15 +44,8 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
   })
 
   test('a version-1.1 database is upgraded without loss, its new counts matching the pets', async () => {
-    const schema = uniqueName('test')
-    cleanups.push(() => dropSchema(schema))
-    const setup = new SQL(TEST_DATABASE_URL!, { max: 1 })
-    await setup`CREATE SCHEMA ${setup(schema)}`
-    await setup.close()
-    const old = new SQL(TEST_DATABASE_URL!, { max: 1, connection: { search_path: schema } })
-    cleanups.push(() => old.close())
-    // What 1.1 (baa4558) wrote: its four schema steps, then pets as its store inserted them.
-    expect(await migratePostgres(old, postgresMigrations.slice(0, 4))).toEqual([1, 2, 3, 4])
+    const [old] = await version11Database(1)
+    // Pets as 1.1's store inserted them.
     const statuses = ['available', 'pending', 'sold', 'sold'] as const
     for (let i = 0; i < 40; i++)
       await old`INSERT INTO pets (name, category_id, status) VALUES (${`p${i}`}, ${i + 1}, ${statuses[i % 4]!})`
@@ -43,38 +56,26 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
   })
 
   test('the upgrade counts a pet an instance still on 1.1 writes meanwhile (a rolling upgrade)', async () => {
-    const schema = uniqueName('test')
-    cleanups.push(() => dropSchema(schema))
-    const setup = new SQL(TEST_DATABASE_URL!, { max: 1 })
-    await setup`CREATE SCHEMA ${setup(schema)}`
-    await setup.close()
-    const [upgrading, running] = [1, 2].map(
-      () => new SQL(TEST_DATABASE_URL!, { max: 1, connection: { search_path: schema } }),
-    )
-    cleanups.push(
-      () => upgrading!.close(),
-      () => running!.close(),
-    )
-    await migratePostgres(upgrading!, postgresMigrations.slice(0, 4))
-    await upgrading!`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')`
+    const [upgrading, running] = await version11Database(2)
+    await upgrading`INSERT INTO pets (name, category_id, status) VALUES ('Rex', 1, 'available')`
     // The 1.1 instance's create is in flight when the upgrade starts, and commits while it runs.
     let commit = () => {}
     const created = running!.begin(async (tx) => {
       await tx`INSERT INTO pets (name, category_id, status) VALUES ('Tom', 2, 'sold')`
       await new Promise<void>((resolve) => (commit = resolve))
     })
-    while (
-      ((
-        await upgrading!`SELECT count(*) AS n FROM pg_locks WHERE mode = 'RowExclusiveLock' AND relation = ${`${schema}.pets`}::regclass`
-      )[0].n as string) === '0'
-    )
-      await Bun.sleep(5)
-    const upgraded = migratePostgres(upgrading!, postgresMigrations)
+    // The upgrade starts once the create holds its lock on pets.
+    const creating = async () =>
+      (
+        await upgrading`SELECT count(*)::int AS n FROM pg_locks WHERE mode = 'RowExclusiveLock' AND relation = 'pets'::regclass`
+      )[0].n > 0
+    while (!(await creating())) await Bun.sleep(5)
+    const upgraded = migratePostgres(upgrading, postgresMigrations)
     await Bun.sleep(200)
     commit()
     await created
     expect(await upgraded).toEqual([5])
-    expect(await new PostgresPetStore(upgrading!).inventory()).toEqual({ available: 1, pending: 0, sold: 1 })
+    expect(await new PostgresPetStore(upgrading).inventory()).toEqual({ available: 1, pending: 0, sold: 1 })
   })
 
   test('refuses a database from a newer build, naming both versions', async () => {
