@@ -18,6 +18,8 @@ import { errorFields, type Logger } from './log'
 import { meteredLimiter } from './metrics/metered_limiter'
 import type { ServiceMetrics } from './metrics/metrics'
 import { requestMetrics } from './metrics/request_metrics'
+import { orderRoutes } from './orders/routes'
+import type { OrderStore } from './orders/store'
 import { petChangeRoutes } from './pets/change_routes'
 import { getPetDeprecation } from './pets/deprecation'
 import { petRoutes } from './pets/routes'
@@ -32,6 +34,8 @@ import { DEFAULT_IPV6_PREFIX, keySubject, quotaResetName } from './ratelimit/sub
 /** Everything the app is built from; tests pass their own. */
 export interface AppDeps {
   pets: PetStore
+  /** Where orders live: beside the pets, in the same database (backends.ts opens both). */
+  orders: OrderStore
   keys: KeyStore
   /** Counts requests per key or address; a fresh in-memory one when absent. */
   limiter?: RateLimiter
@@ -144,6 +148,7 @@ export function createApp(deps: AppDeps) {
         }),
       )
       .use(petChangeRoutes({ pets: deps.pets, settleQuota }))
+      .use(orderRoutes({ orders: deps.orders, callers, clock, publicUrl: deps.publicUrl, settleQuota }))
       .use(rateLimitRoutes({ callers, readings: quotaReadings }))
       .use(docsRoutes({ app: () => app, publicUrl: deps.publicUrl }))
       .use(healthRoutes(deps.health ?? healthChecks(deps.pets, limiter)))

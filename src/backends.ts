@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { type Config, ConfigError, StorageSettingError } from './config'
 import { DataVersionWatcher } from './db/data_version'
+import { GroupCommit } from './db/group_commit'
 import { openPostgres, redactedUrl } from './db/postgres'
 import { DamagedDatabaseError, openDatabase, SERVER_BUSY_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from './db/sqlite'
 import { closeDatabase, ForeignWalError } from './db/wal_ownership'
@@ -9,6 +10,9 @@ import { SqliteKeyStore } from './keys/sqlite_store'
 import type { KeyStore } from './keys/store'
 import type { Logger } from './log'
 import { meteredLimiter } from './metrics/metered_limiter'
+import { PostgresOrderStore } from './orders/postgres_store'
+import { SqliteOrderStore } from './orders/sqlite_store'
+import type { OrderStore } from './orders/store'
 import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
 import { SqlitePetStore } from './pets/sqlite_store'
@@ -24,6 +28,7 @@ import { SqliteLimiterStateStore } from './ratelimit/sqlite_state_store'
 /** Where pets and keys live, opened together; `close` releases the database. */
 export interface Stores {
   pets: PetStore
+  orders: OrderStore
   keys: KeyStore
   /** Which database, for the start-up line (no password). */
   description: string
@@ -58,6 +63,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     const keys = await PostgresKeyStore.open(sql, { pollMs: serving ? KEY_POLL_MS : undefined })
     return {
       pets: new PostgresPetStore(sql),
+      orders: new PostgresOrderStore(sql),
       keys,
       description,
       async close() {
@@ -74,13 +80,12 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
       serving,
     }),
   )
-  // One watcher for the file: the key map and the page cache both reload when another process writes it.
-  const watcher = new DataVersionWatcher(db)
-  const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
+  const { pets, orders, keys, watcher } = sqliteStores(db)
   return {
     pets,
+    orders,
     pageCacheLookups: () => pets.lookups(),
-    keys: new SqliteKeyStore(db, { watcher }),
+    keys,
     description: path,
     limiterState: new SqliteLimiterStateStore(db),
     async close() {
@@ -88,6 +93,18 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
       watcher.close()
     },
   }
+}
+
+/** The stores on one SQLite database, composed as a service uses them (tests and probes build theirs here too). */
+export function sqliteStores(db: Database) {
+  // One watcher for the file: the key map and the page cache both reload when another process writes it.
+  const watcher = new DataVersionWatcher(db)
+  // One group commit for the file: an order and its pet change in one transaction, in the order they came.
+  const writes = new GroupCommit(db)
+  const pets = new CachedPetStore(new SqlitePetStore(db, writes), watcher)
+  // The page cache drops the pages an order's change to a pet alters, as it does for the pets' own changes.
+  const orders = new SqliteOrderStore(db, writes, (before, after) => pets.petChanged(before, after))
+  return { pets, orders, keys: new SqliteKeyStore(db, { watcher }), watcher }
 }
 
 async function openOrExplain<T>(variable: string, where: string, open: () => T | Promise<T>): Promise<T> {

@@ -79,6 +79,7 @@ export async function startService(
   }
   const app = createApp({
     pets: stores.pets,
+    orders: stores.orders,
     keys: stores.keys,
     limiter,
     publicUrl: config.publicUrl,

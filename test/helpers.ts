@@ -3,15 +3,13 @@ import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { type AppDeps, createApp } from '../src/app'
-import { DataVersionWatcher } from '../src/db/data_version'
+import { sqliteStores } from '../src/backends'
 import { openDatabase } from '../src/db/sqlite'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
-import { SqliteKeyStore } from '../src/keys/sqlite_store'
 import type { KeyStore, NewApiKey } from '../src/keys/store'
 import { createLogger } from '../src/log'
-import { CachedPetStore } from '../src/pets/page_cache'
-import { SqlitePetStore } from '../src/pets/sqlite_store'
+import type { OrderStore } from '../src/orders/store'
 import type { PetStore } from '../src/pets/store'
 import type { RateLimiter } from '../src/ratelimit/limiter'
 import { postgresTestStores, redisTestLimiter, SHARED_STORES } from './shared_services'
@@ -95,6 +93,7 @@ export function describeEachStore(name: string, body: (kind: StoreKind) => void)
 /** The stores of one test app, and a way to read their tables (same names in both databases). */
 interface TestStores {
   pets: PetStore
+  orders: OrderStore
   keys: KeyStore
   limiter?: RateLimiter
   query(sql: string): Promise<unknown[]>
@@ -103,11 +102,12 @@ interface TestStores {
 async function testStores(): Promise<TestStores> {
   if (storeKind === 'sqlite') {
     const db = openDatabase(':memory:')
-    // As the server composes it: the page cache in front of SQLite.
-    const watcher = new DataVersionWatcher(db)
+    // As the server composes it: the page cache in front of SQLite, orders on the same group commit.
+    const { pets, orders, keys } = sqliteStores(db)
     return {
-      pets: new CachedPetStore(new SqlitePetStore(db), watcher),
-      keys: new SqliteKeyStore(db, { watcher }),
+      pets,
+      orders,
+      keys,
       query: async (sql) => db.query(sql).all(),
     }
   }
@@ -116,6 +116,7 @@ async function testStores(): Promise<TestStores> {
   cleanups.push(stores.cleanup, redis.cleanup)
   return {
     pets: stores.pets,
+    orders: stores.orders,
     keys: stores.keys,
     limiter: redis.limiter,
     query: async (sql) => [...(await stores.sql.unsafe(sql))],
@@ -124,11 +125,11 @@ async function testStores(): Promise<TestStores> {
 
 /** A fresh app with one key (unlimited unless `keyPlan` says otherwise), and a one-line way to call it. */
 export async function makeTestApp(overrides: Partial<AppDeps> = {}, keyPlan: NewApiKey = UNLIMITED) {
-  const { pets, keys, limiter, query } = await testStores()
+  const { pets, orders, keys, limiter, query } = await testStores()
   const { key, secret } = await issueKey(keys, keyPlan)
   const logs: Record<string, unknown>[] = []
   const logger = createLogger('info', (line) => logs.push(JSON.parse(line)))
-  const app = createApp({ pets, keys, limiter, logger, ...overrides })
+  const app = createApp({ pets, orders, keys, limiter, logger, ...overrides })
 
   async function call(method: string, path: string, request: TestRequest = {}): Promise<Response> {
     const headers = new Headers(request.headers)

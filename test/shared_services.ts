@@ -6,6 +6,7 @@ import type { RedisFailureMode } from '../src/config'
 import { openPostgres } from '../src/db/postgres'
 import { PostgresKeyStore } from '../src/keys/postgres_store'
 import { createLogger } from '../src/log'
+import { PostgresOrderStore } from '../src/orders/postgres_store'
 import { PostgresPetStore } from '../src/pets/postgres_store'
 import { MemoryRateLimiter } from '../src/ratelimit/memory_limiter'
 import { RedisRateLimiter } from '../src/ratelimit/redis_limiter'
@@ -83,6 +84,7 @@ export async function postgresTestStores() {
     schema,
     keys,
     pets: new PostgresPetStore(sql),
+    orders: new PostgresOrderStore(sql),
     async cleanup() {
       keys.close()
       await sql.close()

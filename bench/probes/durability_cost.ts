@@ -5,17 +5,18 @@
 // creates are committed in groups and share each commit's fsync).
 //
 //   bun bench/probes/durability_cost.ts [--rounds 5] [--creates 500]
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { createApp } from '../../src/app'
+import { sqliteStores } from '../../src/backends'
 import type { Synchronous } from '../../src/config'
 import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { median } from '../lib/rounds'
 
 const { values } = parseArgs({
@@ -29,7 +30,8 @@ async function setUp(mode: Synchronous) {
   const db = openDatabase(join(dir, `${mode}.sqlite`), { synchronous: mode })
   const keys = new SqliteKeyStore(db)
   const { secret } = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
-  const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
+  const { pets, orders } = sqliteStores(db)
+  const app = createApp({ pets, orders, keys, logger: createLogger('silent') })
   const headers = { authorization: `Bearer ${secret}`, 'content-type': 'application/json' }
   const create = async (i: number) => {
     const response = await app.handle(

@@ -5,6 +5,7 @@
 // shows what the check costs and what it would cost on every request.
 //
 //   bun bench/probes/key_lookup.ts [--rounds 5] [--iterations 20000]
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -12,15 +13,13 @@ import { parseArgs } from 'node:util'
 import { createApp } from '../../src/app'
 import { authenticate } from '../../src/auth/authenticate'
 import { KnownCredentials } from '../../src/auth/known_credentials'
-import { DATA_VERSION_CHECK_MS, DataVersionWatcher } from '../../src/db/data_version'
+import { sqliteStores } from '../../src/backends'
+import { DATA_VERSION_CHECK_MS } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
 import { hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
 import { PLAN_LIMITS } from '../../src/keys/plans'
-import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { CachedPetStore } from '../../src/pets/page_cache'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { median, timeInProcess } from '../lib/rounds'
 
 const { values } = parseArgs({
@@ -32,9 +31,7 @@ const iterations = Number(values.iterations)
 const dir = mkdtempSync(join(tmpdir(), 'animal-store-keys-bench-'))
 const db = openDatabase(join(dir, 'bench.sqlite'))
 // As backends.ts composes them: one watcher for the key map and the page cache.
-const watcher = new DataVersionWatcher(db)
-const keys = new SqliteKeyStore(db, { watcher })
-const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
+const { pets, orders, keys } = sqliteStores(db)
 for (let i = 0; i < 1000; i++) await pets.create({ name: `pet ${i}`, categoryId: 1 + (i % 7) })
 const { secret } = await issueKey(keys, { name: 'bench', plan: 'free', ...PLAN_LIMITS.free })
 const header = `Bearer ${secret}`
@@ -43,7 +40,7 @@ const hash = hashApiKey(secret)
 const snapshot = new Map([[hash, keys.findActive(hash)]])
 const dataVersion = db.prepare('PRAGMA data_version')
 // As the server composes it: the page cache in front of SQLite, no request log lines.
-const app = createApp({ pets, keys, logger: createLogger('warn') })
+const app = createApp({ pets, orders, keys, logger: createLogger('warn') })
 const request = () => new Request('http://localhost/v1/pets?limit=20', { headers: { authorization: header } })
 
 const WHOLE = 'whole request (app.handle, first page of 20)'

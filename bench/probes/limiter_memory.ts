@@ -4,16 +4,14 @@
 // in its own process, beside a whole app, at ANON_SUBJECTS_MAX's default cap; it prints RSS and live heap after a full GC.
 //
 //   bun bench/probes/limiter_memory.ts [--flood ipv4|ipv6|strings] [--count N] [--cap N]
+
 import { heapStats } from 'bun:jsc'
 import { parseArgs } from 'node:util'
 import { createApp } from '../../src/app'
-import { DataVersionWatcher } from '../../src/db/data_version'
+import { sqliteStores } from '../../src/backends'
 import { openDatabase } from '../../src/db/sqlite'
 import { parseAddress } from '../../src/http/client_address'
-import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { CachedPetStore } from '../../src/pets/page_cache'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { DEFAULT_ANONYMOUS_MAX, MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { addressSubject } from '../../src/ratelimit/subject'
 
@@ -45,11 +43,12 @@ function subjectOf(flood: Flood, i: number): string | number {
 function runFlood(flood: Flood, count: number, cap: number): void {
   const limiter = new MemoryRateLimiter({ anonymousMax: cap })
   const db = openDatabase(':memory:')
-  const watcher = new DataVersionWatcher(db)
   const logger = createLogger('error')
+  const { pets, orders, keys } = sqliteStores(db)
   createApp({
-    pets: new CachedPetStore(new SqlitePetStore(db), watcher),
-    keys: new SqliteKeyStore(db, { watcher }),
+    pets,
+    orders,
+    keys,
     limiter,
     logger,
   })

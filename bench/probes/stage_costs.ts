@@ -12,6 +12,7 @@
 // with the rounds' min–max, and its share of the whole request.
 //
 //   bun bench/probes/stage_costs.ts [--rounds 5] [--iterations 20000] [--pets 20000]
+
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
@@ -19,16 +20,13 @@ import { parseArgs } from 'node:util'
 import { createApp } from '../../src/app'
 import { authenticate } from '../../src/auth/authenticate'
 import { KnownCredentials } from '../../src/auth/known_credentials'
-import { DataVersionWatcher } from '../../src/db/data_version'
+import { sqliteStores } from '../../src/backends'
 import { openDatabase } from '../../src/db/sqlite'
 import { browserSafety } from '../../src/http/browser_safety'
 import { Callers } from '../../src/http/callers'
 import { entityTag } from '../../src/http/conditional'
 import { requestLog } from '../../src/http/request_log'
-import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { CachedPetStore } from '../../src/pets/page_cache'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import type { PetListQuery, PetPage } from '../../src/pets/store'
 import { applyRateDecision } from '../../src/ratelimit/apply_decision'
 import type { RateDecision } from '../../src/ratelimit/decision'
@@ -54,11 +52,9 @@ const file = join(dir, 'bench.sqlite')
 const benchKeys = await seedDatabase(file, petCount)
 // As backends.ts composes them for a server on SQLite: one watcher for the key map and the page cache.
 const db = openDatabase(file)
-const watcher = new DataVersionWatcher(db)
-const keys = new SqliteKeyStore(db, { watcher })
-const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
+const { pets, orders, keys } = sqliteStores(db)
 // As the bench's server runs: no request log lines (LOG_LEVEL=warn).
-const app = createApp({ pets, keys, logger: createLogger('warn', () => {}), socketAddress: () => '127.0.0.1' })
+const app = createApp({ pets, orders, keys, logger: createLogger('warn', () => {}), socketAddress: () => '127.0.0.1' })
 
 const randomAfter = () => Math.floor(Math.random() * (petCount - 20))
 interface Scenario {

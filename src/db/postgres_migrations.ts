@@ -108,4 +108,25 @@ export const postgresMigrations: readonly Migration[] = [
         FOR EACH ROW WHEN (OLD.status <> NEW.status) EXECUTE FUNCTION pet_counts_follow();
     `,
   },
+  {
+    version: 6,
+    name: 'orders',
+    // As SQLite's step 7: one placed order per pet at most (the stores decide under the pet's row lock; the
+    // partial unique index refuses a second whatever they do); the pet stays while an order names it.
+    sql: `
+      CREATE TABLE orders (
+        id         bigint GENERATED ALWAYS AS IDENTITY (MAXVALUE 9007199254740991) PRIMARY KEY,
+        pet_id     bigint NOT NULL REFERENCES pets (id),
+        owner_id   bigint NOT NULL,
+        status     text   NOT NULL CHECK (status IN ('placed', 'delivered', 'cancelled')),
+        placed_at  bigint NOT NULL,
+        updated_at bigint NOT NULL
+      );
+      CREATE UNIQUE INDEX orders_one_placed_per_pet ON orders (pet_id) WHERE status = 'placed';
+      CREATE INDEX orders_pet ON orders (pet_id);
+      CREATE INDEX orders_owner_id ON orders (owner_id, id);
+      CREATE INDEX orders_owner_status_id ON orders (owner_id, status, id);
+      CREATE INDEX orders_owner_pet_id ON orders (owner_id, pet_id, id);
+    `,
+  },
 ]

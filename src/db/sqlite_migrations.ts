@@ -110,4 +110,28 @@ export const sqliteMigrations: readonly Migration[] = [
       END;
     `,
   },
+  {
+    version: 7,
+    name: 'orders',
+    // An order reserves one pet for the key line that placed it (owner_id: the first key of the line, as
+    // quota_id names it). At most one order per pet is placed at a time: the stores decide inside the write
+    // transaction, and the partial unique index refuses a second one whatever a store does. Times are
+    // milliseconds since the epoch, as idempotency_keys keeps them. An order names its pet for good (a pet an
+    // order names is never deleted), and its id, like a pet's, is never given again.
+    sql: `
+      CREATE TABLE orders (
+        id         INTEGER PRIMARY KEY AUTOINCREMENT,
+        pet_id     INTEGER NOT NULL,
+        owner_id   INTEGER NOT NULL,
+        status     TEXT    NOT NULL CHECK (status IN ('placed', 'delivered', 'cancelled')),
+        placed_at  INTEGER NOT NULL,
+        updated_at INTEGER NOT NULL
+      ) STRICT;
+      CREATE UNIQUE INDEX orders_one_placed_per_pet ON orders (pet_id) WHERE status = 'placed';
+      CREATE INDEX orders_pet ON orders (pet_id);
+      CREATE INDEX orders_owner_id ON orders (owner_id, id);
+      CREATE INDEX orders_owner_status_id ON orders (owner_id, status, id);
+      CREATE INDEX orders_owner_pet_id ON orders (owner_id, pet_id, id);
+    `,
+  },
 ]

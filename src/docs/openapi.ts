@@ -4,6 +4,8 @@ import type { OpenAPIV3_1 } from 'openapi-types'
 import { ErrorSchema } from '../http/errors'
 import { API_PREFIX } from '../http/url'
 import { errorResponse, HEADERS, PARAMETERS, RESPONSES, ref, response, type SharedResponse } from '../openapi/responses'
+import { ORDER_REQUEST_BODIES } from '../orders/operations'
+import { NewOrder, Order, OrderPatch, OrderStatus } from '../orders/schema'
 import { REQUEST_BODIES } from '../pets/operations'
 import { Inventory, MAX_LIMIT, NewPet, Pet, PetPatch, PetStatus } from '../pets/schema'
 import { RateLimitStatus } from '../ratelimit/schema'
@@ -55,7 +57,14 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
     security: [{ bearerAuth: [] }],
     tags: [
       { name: 'pets', description: 'The animals of the store' },
-      { name: 'store', description: 'The store as a whole: how many animals it holds, by status (experimental)' },
+      {
+        name: 'store',
+        description:
+          'The store as a whole (experimental): how many animals it holds by status, and the orders that sell ' +
+          'them. A sale is two steps: `placeOrder` reserves an available animal (it becomes `pending`), then ' +
+          '`updateOrder` ends the order, `delivered` (the animal is `sold`) or `cancelled` (it is `available` ' +
+          'again). In "Try it out", run createPet, placeOrder, getOrder and updateOrder in that order.',
+      },
       { name: 'rate limits', description: "The calling key's quota" },
     ],
     paths,
@@ -68,6 +77,10 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
         Error: plain(ErrorSchema),
         RateLimitStatus: plain(RateLimitStatus),
         Inventory: plain(Inventory),
+        NewOrder: plain(NewOrder),
+        OrderPatch: plain(OrderPatch),
+        Order: plain(Order),
+        OrderStatus: plain(OrderStatus),
       },
       securitySchemes: {
         bearerAuth: {
@@ -119,7 +132,7 @@ function completeOperation(operation: Operation): void {
   operation.responses = { ...GUARD_RESPONSES, ...own }
   // The generator cannot see through a custom parse hook, so it leaves the body's media type empty.
   if (operation.requestBody) {
-    const body = REQUEST_BODIES[operation.operationId ?? '']
+    const body = { ...REQUEST_BODIES, ...ORDER_REQUEST_BODIES }[operation.operationId ?? '']
     if (body === undefined) throw new Error(`Operation ${operation.operationId} takes a body REQUEST_BODIES lacks`)
     operation.requestBody = body
   }
@@ -130,12 +143,15 @@ function plain(schema: object): Schema {
   return JSON.parse(JSON.stringify(schema)) as Schema
 }
 
-/** Every inline copy of the status enum becomes a reference to the one PetStatus component. */
+/** Every inline copy of a status enum (a pet's, an order's) becomes a reference to its one component. */
 function useStatusRef(document: Document): Document {
-  const status = JSON.stringify(plain(PetStatus))
+  const components = new Map([
+    [JSON.stringify(plain(PetStatus)), 'PetStatus'],
+    [JSON.stringify(plain(OrderStatus)), 'OrderStatus'],
+  ])
   return JSON.parse(JSON.stringify(document), (key, value) => {
-    if (key !== 'PetStatus' && value && typeof value === 'object' && JSON.stringify(value) === status)
-      return ref('schemas', 'PetStatus')
+    const component = value && typeof value === 'object' ? components.get(JSON.stringify(value)) : undefined
+    if (component !== undefined && key !== component) return ref('schemas', component)
     return value
   }) as Document
 }

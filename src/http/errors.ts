@@ -18,7 +18,11 @@ export const ERROR_CODES = {
     status: 403,
     meaning: 'the API key is read-only and the request would write (a create, a change, a delete)',
   },
-  not_found: { status: 404, meaning: 'no animal has this id, or (with a valid key) no resource has this path' },
+  not_found: {
+    status: 404,
+    meaning:
+      "no animal has this id, no order of the key's line has this id, or (with a valid key) no resource has this path",
+  },
   method_not_allowed: { status: 405, meaning: 'the path exists, not with this method (`Allow` lists the methods)' },
   request_timeout: {
     status: 408,
@@ -27,7 +31,19 @@ export const ERROR_CODES = {
   invalid_transition: {
     status: 409,
     meaning:
-      "the pet's status cannot move as asked (available to pending or sold, pending to available or sold; sold is final)",
+      "the status cannot move as asked: a pet's from available to pending or sold, from pending to available or sold (sold is final); an order's from placed to delivered or cancelled (both final)",
+  },
+  pet_not_available: {
+    status: 409,
+    meaning: 'the animal of a new order is not available: it is reserved (pending) or sold',
+  },
+  pet_has_open_order: {
+    status: 409,
+    meaning: 'the animal has a placed order: its status moves only through that order (deliver or cancel it)',
+  },
+  pet_has_orders: {
+    status: 409,
+    meaning: 'an order names the animal, so it is not deleted: the order history keeps it',
   },
   precondition_failed: {
     status: 412,

@@ -1,4 +1,5 @@
 import { isApiUrl, isChildPath, isPath, pathOf } from '../http/url'
+import { ORDERS_PATH } from '../orders/answers'
 import { INVENTORY_PATH, PETS_PATH } from '../pets/paths'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 
@@ -10,6 +11,10 @@ export const OPERATIONS = [
   'updatePet',
   'deletePet',
   'getInventory',
+  'placeOrder',
+  'listOrders',
+  'getOrder',
+  'updateOrder',
   'getRateLimit',
   'docs',
   'other',
@@ -32,6 +37,8 @@ export function operationOf(request: Request): Operation {
     if (isChildPath(url, PETS_PATH))
       return read ? 'getPet' : method === 'PATCH' ? 'updatePet' : method === 'DELETE' ? 'deletePet' : 'other'
     if (read && isPath(url, INVENTORY_PATH)) return 'getInventory'
+    if (isPath(url, ORDERS_PATH)) return read ? 'listOrders' : method === 'POST' ? 'placeOrder' : 'other'
+    if (isChildPath(url, ORDERS_PATH)) return read ? 'getOrder' : method === 'PATCH' ? 'updateOrder' : 'other'
     if (read && isPath(url, RATE_LIMIT_PATH)) return 'getRateLimit'
     return 'other'
   }

@@ -60,6 +60,7 @@ export const HEADERS = {
     'Bearer realm="animal-store"',
   ),
   Location: stringHeader('The URL of the new animal', 'https://api.example.com/v1/pets/42'),
+  OrderLocation: stringHeader('The URL of the new order', 'https://api.example.com/v1/store/orders/7'),
   IdempotentReplayed: stringHeader(
     '"true" when this 201 replays the create an earlier request with the same Idempotency-Key made',
     'true',
@@ -67,6 +68,10 @@ export const HEADERS = {
   NextLink: stringHeader(
     'Present when more animals follow: the next page (RFC 8288)',
     '<https://api.example.com/v1/pets?limit=20&after=20>; rel="next"',
+  ),
+  NextOrdersLink: stringHeader(
+    'Present when more orders follow: the next page (RFC 8288)',
+    '<https://api.example.com/v1/store/orders?limit=20&after=20>; rel="next"',
   ),
   ETag: stringHeader(
     'A strong tag of this representation (RFC 9110 §8.8.3): send it back in If-None-Match to get a 304, free, while it is unchanged',

@@ -11,18 +11,21 @@ export function petTag(pet: Pet): string {
 }
 
 /**
- * A small JSON body with its strong ETag (one pet, the inventory; never
- * compressed: the largest pet is under 900 bytes): a 304 when
- * `If-None-Match` matches, costing no quota; otherwise the conditional GET
- * the guard let through is counted (a 429 if it is over), then the body.
+ * A small JSON body with its strong ETag (one pet, the inventory, an order
+ * or a page of orders; never compressed): a 304 when `If-None-Match`
+ * matches, costing no quota; otherwise the conditional GET the guard let
+ * through is counted (a 429 if it is over), then the body. The tag is of
+ * `tagged`: the body, unless the answer says more than its body (a page's
+ * next one).
  */
 export async function sendTagged(
   json: string,
   request: Request,
   set: ResponseSet,
   settleQuota: SettleQuota,
+  tagged: string = json,
 ): Promise<string | ErrorBody | undefined> {
-  const etag = entityTag(json)
+  const etag = entityTag(tagged)
   set.headers.etag = etag
   if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
   const refusal = await settleQuota(request, set, 200)
@@ -52,4 +55,17 @@ export function invalidTransition(from: PetStatus, to: PetStatus): HttpError {
     `"status" cannot move from ${from} to ${to}: ` +
       (moves.length === 0 ? `${from} is final` : `from ${from} it moves to ${moves.join(' or ')}`),
   )
+}
+
+/** The 409 of a change to the status of a pet that has a `placed` order: only that order moves it. */
+export function petHasOpenOrder(id: number): HttpError {
+  return new HttpError(
+    'pet_has_open_order',
+    `Pet ${id} has a placed order: its status moves only through that order (deliver or cancel it); nothing was changed`,
+  )
+}
+
+/** The 409 of a delete of a pet an order names. */
+export function petHasOrders(id: number): HttpError {
+  return new HttpError('pet_has_orders', `Pet ${id} is named by an order, so it stays for the order history`)
 }

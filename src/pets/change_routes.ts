@@ -6,7 +6,15 @@ import { parseMergePatchBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { API_PREFIX } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
-import { invalidTransition, petChanged, petNotFound, petTag, sendTagged } from './answers'
+import {
+  invalidTransition,
+  petChanged,
+  petHasOpenOrder,
+  petHasOrders,
+  petNotFound,
+  petTag,
+  sendTagged,
+} from './answers'
 import type { PetPrecondition } from './changes'
 import { DELETE_PET, GET_INVENTORY, UPDATE_PET } from './operations'
 import { NoQuery, PetChangeHeaders, PetIdParams, PetPatch } from './schema'
@@ -40,6 +48,8 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
             throw petChanged(id)
           case 'invalid_transition':
             throw invalidTransition(outcome.from, outcome.to)
+          case 'has_open_order':
+            throw petHasOpenOrder(id)
         }
         return sendChanged(JSON.stringify(outcome.pet), set)
       },
@@ -62,6 +72,7 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
         const outcome = await pets.delete(id, precondition(headers['if-match']))
         if (outcome.kind === 'not_found') throw petNotFound(id)
         if (outcome.kind === 'precondition_failed') throw petChanged(id)
+        if (outcome.kind === 'has_orders') throw petHasOrders(id)
         set.status = 204
         return undefined
       },

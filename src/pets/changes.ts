@@ -16,9 +16,16 @@ export type UpdateOutcome =
   | { kind: 'not_found' }
   | { kind: 'precondition_failed' }
   | { kind: 'invalid_transition'; from: PetStatus; to: PetStatus }
+  /** The change would move the status of a pet with a `placed` order, which only that order may move. */
+  | { kind: 'has_open_order' }
 
 /** What a delete did, or why it did nothing. */
-export type DeleteOutcome = { kind: 'deleted'; pet: Pet } | { kind: 'not_found' } | { kind: 'precondition_failed' }
+export type DeleteOutcome =
+  | { kind: 'deleted'; pet: Pet }
+  | { kind: 'not_found' }
+  | { kind: 'precondition_failed' }
+  /** An order names the pet: it stays, so the order's history does. */
+  | { kind: 'has_orders' }
 
 // The moves a status may make (decisions.md, "Pets that change"); `sold` is final.
 const MOVES: Readonly<Record<PetStatus, readonly PetStatus[]>> = {
@@ -37,6 +44,23 @@ export function canMove(from: PetStatus, to: PetStatus): boolean {
   return from === to || MOVES[from].includes(to)
 }
 
+/** An update `decideUpdate` allows: the pet as it is to be stored, as it was, and whether that is no change. */
+export interface StoreDecision {
+  kind: 'store'
+  pet: Pet
+  previous: Pet
+  unchanged: boolean
+}
+
+/**
+ * Whether an allowed update moves the pet's status, which a `placed` order
+ * forbids (decisions.md: while a pet has one, its status moves only through
+ * that order): a store that finds one answers `has_open_order` instead.
+ */
+export function movesStatus({ pet, previous }: StoreDecision): boolean {
+  return pet.status !== previous.status
+}
+
 /**
  * The one rule both stores apply to an update, inside its transaction: the
  * pet must exist, then match the precondition (a failed `If-Match` comes
@@ -49,7 +73,7 @@ export function decideUpdate(
   current: Pet | undefined,
   changes: PetChanges,
   precondition: PetPrecondition | undefined,
-): { kind: 'store'; pet: Pet; previous: Pet; unchanged: boolean } | Exclude<UpdateOutcome, { kind: 'updated' }> {
+): StoreDecision | Exclude<UpdateOutcome, { kind: 'updated' | 'has_open_order' }> {
   if (current === undefined) return { kind: 'not_found' }
   if (precondition !== undefined && !precondition(current)) return { kind: 'precondition_failed' }
   const pet: Pet = {
@@ -71,7 +95,7 @@ export function samePet(a: Pet, b: Pet): boolean {
 export function decideDelete(
   current: Pet | undefined,
   precondition: PetPrecondition | undefined,
-): { kind: 'delete'; pet: Pet } | Exclude<DeleteOutcome, { kind: 'deleted' }> {
+): { kind: 'delete'; pet: Pet } | Exclude<DeleteOutcome, { kind: 'deleted' | 'has_orders' }> {
   if (current === undefined) return { kind: 'not_found' }
   if (precondition !== undefined && !precondition(current)) return { kind: 'precondition_failed' }
   return { kind: 'delete', pet: current }

@@ -5,7 +5,7 @@ export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
 
 /** The 422's message when an Idempotency-Key comes back with another body. */
 export const IDEMPOTENCY_KEY_REUSED =
-  'This Idempotency-Key was already used with a different body; use a new key for a new pet'
+  'This Idempotency-Key was already used with a different body; use a new key for a new pet or order'
 
 /** How many expired claims each new claim deletes, so the table never grows past a day of them. */
 export const EXPIRED_CLAIMS_PURGED_PER_CREATE = 100
@@ -44,7 +44,12 @@ export type ClaimedOutcome = { kind: 'replayed'; pet: Pet } | { kind: 'conflict'
 
 /** The first pet again for the same body, else a conflict. */
 export function answerToClaimed(earlier: StoredClaim, claim: IdempotencyClaim): ClaimedOutcome {
-  return earlier.requestHash === claim.requestHash
+  return sameRequest(earlier, claim)
     ? { kind: 'replayed', pet: JSON.parse(earlier.response) as Pet }
     : { kind: 'conflict' }
+}
+
+/** Whether a claim comes back with the body that made it (so its first answer is replayed), not another. */
+export function sameRequest(earlier: StoredClaim, claim: IdempotencyClaim): boolean {
+  return earlier.requestHash === claim.requestHash
 }

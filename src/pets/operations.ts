@@ -12,7 +12,7 @@ import {
   response,
   responseWithHeaders,
 } from '../openapi/responses'
-import { invalidTransition, petChanged, petNotFound } from './answers'
+import { invalidTransition, petChanged, petHasOrders, petNotFound } from './answers'
 import { GET_PET_SUNSET } from './deprecation'
 import { IDEMPOTENCY_KEY_REUSED } from './idempotency'
 import { MAX_ID, type Pet } from './schema'
@@ -101,7 +101,7 @@ export const GET_PET: DocumentDecoration = {
 }
 
 /** What marks an operation of version 1.2 in the document: `x-stability`, and a description that begins so. */
-const EXPERIMENTAL = { 'x-stability': 'experimental' } as Record<string, unknown>
+export const EXPERIMENTAL = { 'x-stability': 'experimental' } as Record<string, unknown>
 
 /** The answers every change to one pet may give besides its own. */
 const CHANGE_RESPONSES = {
@@ -119,7 +119,8 @@ export const UPDATE_PET: DocumentDecoration = {
     'Experimental (version 1.2). Changes the fields the body names (a JSON Merge Patch, RFC 7396, or plain JSON): ' +
     '`name`, `categoryId`, `status`; the others keep their value, and `{}` changes nothing (it answers the animal ' +
     'and its `ETag`). The status moves `available` → `pending` (reserved) or `sold`, `pending` → `available` or `sold`; ' +
-    '`sold` is final: any other move is 409 `invalid_transition`. With `If-Match: <ETag>` (from `getPet`, or the ' +
+    '`sold` is final: any other move is 409 `invalid_transition`. While the animal has a `placed` order, its ' +
+    'status moves only through that order (`updateOrder`): 409 `pet_has_open_order`. With `If-Match: <ETag>` (from `getPet`, or the ' +
     'answer of the last change) the change is made only if the animal is still as that ETag says, else 412 and ' +
     'nothing changes; without it, the last write wins. Every read after the 200 sees the change.',
   tags: ['pets'],
@@ -132,7 +133,7 @@ export const UPDATE_PET: DocumentDecoration = {
       { ...PET_EXAMPLE, status: 'pending' },
     ),
     ...CHANGE_RESPONSES,
-    409: errorResponse(['invalid_transition'], {
+    409: errorResponse(['invalid_transition', 'pet_has_open_order'], {
       example: invalidTransition('sold', 'available').message,
     }),
     413: response('PayloadTooLarge'),
@@ -148,12 +149,14 @@ export const DELETE_PET: DocumentDecoration = {
   summary: 'Remove an animal (experimental)',
   description:
     'Experimental (version 1.2). Removes the animal: 204, and from then on it is in no list, count or get (404). ' +
-    'With `If-Match: <ETag>` it is removed only if it is still as that ETag says, else 412.',
+    'With `If-Match: <ETag>` it is removed only if it is still as that ETag says, else 412. An animal an order ' +
+    'names stays, for the order history: 409 `pet_has_orders`.',
   tags: ['pets'],
   ...EXPERIMENTAL,
   responses: operationResponses({
     204: { description: 'Removed. No body', headers: EVERY_RESPONSE_HEADERS },
     ...CHANGE_RESPONSES,
+    409: errorResponse(['pet_has_orders'], { example: petHasOrders(PET_EXAMPLE.id).message }),
   }),
 }
 

@@ -33,7 +33,8 @@ interface KeptPage {
  * recently read dropped first: pages read once (a client walking the list,
  * random pages) would only churn memory, which cost the cold list CPU
  * (bench/README.md, "What the changes since 758cb1e did").
- * This process's own changes drop exactly the pages they alter; a commit by
+ * This process's own changes drop exactly the pages they alter (an order's
+ * too, which the order store reports to `petChanged`); a commit by
  * any other connection (a second server on the same file, the CLI) drops
  * every page at the next list read, which asks the DataVersionWatcher
  * (`current()`: exact, one read of the WAL-index header while nothing moved).
@@ -122,6 +123,14 @@ export class CachedPetStore implements PetStore {
 
   inventory(): Awaitable<Inventory> {
     return this.#store.inventory()
+  }
+
+  /**
+   * Told by the order store, once its commit is done, that pet `before.id`
+   * changed (its status, as an order moved it): drops the pages that alters.
+   */
+  petChanged(before: Pet, after: Pet): void {
+    this.#dropAltered(before.id, before, after)
   }
 
   /** After a create: the pages without a next one, which the new pet joins (or now follows). */

@@ -5,18 +5,14 @@ import {
   type DeleteOutcome,
   decideDelete,
   decideUpdate,
+  movesStatus,
   type PetChanges,
   type PetPrecondition,
   type UpdateOutcome,
 } from './changes'
-import {
-  answerToClaimed,
-  EXPIRED_CLAIMS_PURGED_PER_CREATE,
-  expiryCutoff,
-  type IdempotencyClaim,
-  type StoredClaim,
-} from './idempotency'
+import { answerToClaimed, type IdempotencyClaim } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
+import { ClaimTaken, earlierClaim, takeClaim } from './postgres_claims'
 import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -27,9 +23,6 @@ interface PetRow {
   categoryId: string
   status: PetStatus
 }
-
-/** Thrown inside a create's transaction to roll it back: another request holds its Idempotency-Key. */
-class ClaimTaken extends Error {}
 
 /**
  * PetStore on PostgreSQL, for several instances sharing one database. No page
@@ -62,6 +55,8 @@ export class PostgresPetStore implements PetStore {
         const decided = decideUpdate(await this.#locked(tx, id), changes, precondition)
         if (decided.kind !== 'store') return decided
         const { pet, previous } = decided
+        // Orders are placed, delivered and cancelled under this pet's row lock too, so this sees the last of them.
+        if (movesStatus(decided) && (await hasOrder(tx, id, 'placed'))) return { kind: 'has_open_order' }
         if (decided.unchanged) return { kind: 'updated', pet, previous }
         const [row]: PetRow[] = await tx`
           UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status}
@@ -76,6 +71,7 @@ export class PostgresPetStore implements PetStore {
       this.#sql.begin(async (tx): Promise<DeleteOutcome> => {
         const decided = decideDelete(await this.#locked(tx, id), precondition)
         if (decided.kind !== 'delete') return decided
+        if (await hasOrder(tx, id)) return { kind: 'has_orders' }
         await tx`DELETE FROM pets WHERE id = ${id}`
         return { kind: 'deleted', pet: decided.pet }
       }),
@@ -114,31 +110,17 @@ export class PostgresPetStore implements PetStore {
 
   async #create(pet: NewPet, claim?: IdempotencyClaim): Promise<CreateOutcome> {
     if (claim === undefined) return { kind: 'created', pet: await this.#insert(this.#sql, pet) }
-    const cutoff = expiryCutoff(claim)
     try {
       const created = await this.#sql.begin(async (tx) => {
-        // An expired claim under the same key is replaced.
-        await tx`DELETE FROM idempotency_keys
-                 WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at <= ${cutoff}`
         const stored = await this.#insert(tx, pet)
-        // On a live claim by a concurrent transaction, PostgreSQL waits for it to end before deciding.
-        const claimed = await tx`
-          INSERT INTO idempotency_keys (api_key_id, key, request_hash, response, created_at)
-          VALUES (${claim.apiKeyId}, ${claim.key}, ${claim.requestHash}, ${JSON.stringify(stored)}, ${claim.now})
-          ON CONFLICT (api_key_id, key) DO NOTHING RETURNING 1`
-        if (claimed.length === 0) throw new ClaimTaken()
-        await tx`DELETE FROM idempotency_keys WHERE ctid IN
-                 (SELECT ctid FROM idempotency_keys WHERE created_at <= ${cutoff}
-                  LIMIT ${EXPIRED_CLAIMS_PURGED_PER_CREATE})`
+        await takeClaim(tx, claim, JSON.stringify(stored))
         return stored
       })
       return { kind: 'created', pet: created }
     } catch (error) {
       if (!(error instanceof ClaimTaken)) throw error
     }
-    const [earlier]: StoredClaim[] = await this.#sql`
-      SELECT request_hash AS "requestHash", response FROM idempotency_keys
-      WHERE api_key_id = ${claim.apiKeyId} AND key = ${claim.key} AND created_at > ${cutoff}`
+    const earlier = await earlierClaim(this.#sql, claim)
     if (earlier === undefined) throw new Error('an Idempotency-Key claim vanished while it was being read')
     return answerToClaimed(earlier, claim)
   }
@@ -164,6 +146,15 @@ export class PostgresPetStore implements PetStore {
       RETURNING id, name, category_id AS "categoryId", status`
     return toPet(returnedRow(row))
   }
+}
+
+/** Whether an order names pet `id` (with `status`, when given). */
+async function hasOrder(tx: SQL, id: number, status?: string): Promise<boolean> {
+  const found =
+    status === undefined
+      ? await tx`SELECT 1 FROM orders WHERE pet_id = ${id} LIMIT 1`
+      : await tx`SELECT 1 FROM orders WHERE pet_id = ${id} AND status = ${status} LIMIT 1`
+  return found.length > 0
 }
 
 /** Exact: ids and categories are capped at 2^53 - 1 by the schema. */

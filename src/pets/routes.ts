@@ -9,13 +9,13 @@ import { parseJsonBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
-import { containsApiKey } from '../key_shape'
 import type { SettleQuota } from '../ratelimit/settle'
 import { petNotFound, sendTagged } from './answers'
 import { bodyHash, IDEMPOTENCY_KEY_REUSED } from './idempotency'
+import { claimOf } from './idempotency_header'
 import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
 import { PETS_PATH } from './paths'
-import { CreatePetHeaders, DEFAULT_LIMIT, ListPetsQuery, NewPet, PetIdParams } from './schema'
+import { DEFAULT_LIMIT, IdempotencyKeyHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
 import type { PetListQuery, PetPage, PetStore } from './store'
 
 /** What the pet routes need. */
@@ -80,14 +80,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
     .post(
       '/pets',
       async ({ body, headers, request, set }) => {
-        const key = headers['idempotency-key']
-        // Stored as sent for 24 hours: a secret must never be one (nor be echoed back in the refusal).
-        if (key !== undefined && containsApiKey(key)) throw new HttpError('invalid_request', IDEMPOTENCY_KEY_IS_SECRET)
-        const apiKeyId = callers.keyIdOf(request)
-        const claim =
-          key === undefined || apiKeyId === undefined
-            ? undefined
-            : { apiKeyId, key, requestHash: bodyHash(body), now: clock() }
+        const claim = claimOf(headers['idempotency-key'], callers.keyIdOf(request), () => bodyHash(body), clock())
         const outcome = await pets.create(body, claim)
         if (outcome.kind === 'conflict') {
           throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED)
@@ -100,7 +93,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       {
         parse: parseJsonBody,
         body: NewPet,
-        headers: CreatePetHeaders,
+        headers: IdempotencyKeyHeaders,
         detail: CREATE_PET,
       },
     )
@@ -121,9 +114,6 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       },
     )
 }
-
-const IDEMPOTENCY_KEY_IS_SECRET =
-  '"Idempotency-Key" looks like an API key, which must never be sent there (it is stored); send a random value such as a UUID'
 
 // A page a cache hands out again and again is serialized, tagged and compressed once.
 const representations = new WeakMap<PetPage, Representation>()

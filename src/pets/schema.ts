@@ -92,15 +92,16 @@ export const ListPetsQuery = Type.Object(
 )
 export type ListPetsQuery = Static<typeof ListPetsQuery>
 
-/** Headers `POST /pets` reads; every other header is allowed and ignored. */
-export const CreatePetHeaders = Type.Object({
+/** Headers the creates (`POST /pets`, `POST /store/orders`) read; every other header is allowed and ignored. */
+export const IdempotencyKeyHeaders = Type.Object({
   'idempotency-key': Type.Optional(
     Type.String({
       minLength: 1,
       maxLength: 255,
       pattern: PRINTABLE_ASCII,
       description:
-        'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201. ' +
+        'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201 ' +
+        '(one key per API key, across animals and orders). ' +
         'A random value (a UUID); one shaped like an API key is refused with 400, since it would be stored',
       examples: ['3f1c2a8e-5b7d-4c39-9a61-0e2d7b4f8c15'],
     }),
@@ -162,7 +163,7 @@ export const PetIdParams = Type.Object({
  * silently filter on "available", and a body schema with a default makes
  * Elysia rebuild the body with Object.assign. The enum has no default.
  */
-function withoutDefault<T extends { default?: unknown }>(schema: T): T {
+export function withoutDefault<T extends { default?: unknown }>(schema: T): T {
   delete schema.default
   return schema
 }

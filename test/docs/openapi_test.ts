@@ -25,12 +25,26 @@ const OPERATIONS = [
     'updatePet',
     ['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '500', '503'],
   ],
-  ['/pets/{petId}', 'delete', 'deletePet', ['204', '400', '401', '403', '404', '412', '429', '500', '503']],
+  ['/pets/{petId}', 'delete', 'deletePet', ['204', '400', '401', '403', '404', '409', '412', '429', '500', '503']],
   ['/store/inventory', 'get', 'getInventory', ['200', '304', '400', '401', '429', '500', '503']],
+  [
+    '/store/orders',
+    'post',
+    'placeOrder',
+    ['201', '400', '401', '403', '404', '409', '413', '415', '422', '429', '500', '503'],
+  ],
+  ['/store/orders', 'get', 'listOrders', ['200', '304', '400', '401', '429', '500', '503']],
+  ['/store/orders/{orderId}', 'get', 'getOrder', ['200', '304', '400', '401', '404', '429', '500', '503']],
+  [
+    '/store/orders/{orderId}',
+    'patch',
+    'updateOrder',
+    ['200', '400', '401', '403', '404', '409', '412', '413', '415', '429', '500', '503'],
+  ],
 ] as const
 
 /** The operations of version 1.2, experimental. */
-const EXPERIMENTAL = ['updatePet', 'deletePet', 'getInventory']
+const EXPERIMENTAL = ['updatePet', 'deletePet', 'getInventory', 'placeOrder', 'listOrders', 'getOrder', 'updateOrder']
 
 describeEachStore('GET /openapi.json', () => {
   test('passes @apidevtools/swagger-parser validation', async () => {
@@ -97,15 +111,34 @@ describeEachStore('GET /openapi.json', () => {
     }
   }, 60_000)
 
-  test('describes exactly the seven operations, under a server ending in /v1', async () => {
+  test('describes exactly the eleven operations, under a server ending in /v1', async () => {
     const document = await servedDocument()
     expect(document.openapi).toStartWith('3.1')
     expect(document.info.version).toBe('1.0.0')
     // Absolute, from the request's scheme and host without PUBLIC_URL, as Link and Location are.
     expect(document.servers).toEqual([expect.objectContaining({ url: 'http://localhost/v1' })])
-    expect(Object.keys(document.paths).sort()).toEqual(['/pets', '/pets/{petId}', '/rate_limit', '/store/inventory'])
+    expect(Object.keys(document.paths).sort()).toEqual([
+      '/pets',
+      '/pets/{petId}',
+      '/rate_limit',
+      '/store/inventory',
+      '/store/orders',
+      '/store/orders/{orderId}',
+    ])
     const ids = OPERATIONS.map(([path, method]) => document.paths[path][method].operationId)
-    expect(ids).toEqual(['listPets', 'createPet', 'getPet', 'getRateLimit', 'updatePet', 'deletePet', 'getInventory'])
+    expect(ids).toEqual([
+      'listPets',
+      'createPet',
+      'getPet',
+      'getRateLimit',
+      'updatePet',
+      'deletePet',
+      'getInventory',
+      'placeOrder',
+      'listOrders',
+      'getOrder',
+      'updateOrder',
+    ])
     expect(Object.keys(document.paths['/pets'])).toEqual(['get', 'post'])
     expect(Object.keys(document.paths['/pets/{petId}']).sort()).toEqual(['delete', 'get', 'patch'])
   })
@@ -149,16 +182,16 @@ describeEachStore('GET /openapi.json', () => {
     }
   })
 
-  test('shows an example on every parameter but status and If-Match, on the bodies and on every answer with a body', async () => {
+  test('shows an example on every parameter but the filters and If-Match, on the bodies and on every answer with a body', async () => {
     const document = await servedDocument()
     const resolve = (item: { $ref?: string }, kind: string) =>
       item.$ref ? document.components[kind][item.$ref.split('/').pop()!] : item
     for (const [path, method] of OPERATIONS) {
       const operation = document.paths[path][method]
-      // status and If-Match have none on purpose: Swagger UI would fill them in, filtering every list and
-      // making every change a 412 (If-Match's description shows one).
+      // The filters (status, an order list's petId) and If-Match have none on purpose: Swagger UI would fill
+      // them in, filtering every list and making every change a 412 (If-Match's description shows one).
       for (const parameter of (operation.parameters ?? []).map((p: { $ref?: string }) => resolve(p, 'parameters')))
-        if (parameter.name !== 'status' && parameter.name !== 'If-Match')
+        if (!['status', 'petId', 'If-Match'].includes(parameter.name) || parameter.in === 'path')
           expect({ [parameter.name]: parameter.example }).not.toEqual({ [parameter.name]: undefined })
       for (const [status, answer] of Object.entries(operation.responses)) {
         const content = resolve(answer as { $ref?: string }, 'responses').content?.['application/json']
@@ -190,17 +223,27 @@ describeEachStore('GET /openapi.json', () => {
     expect(getPet.description).toContain('Thu, 05 Dec 2030 00:00:00 GMT')
   })
 
-  test('has the NewPet, PetPatch, Pet, PetStatus, Error, RateLimitStatus and Inventory components', async () => {
+  test('has the pet, order, Error, RateLimitStatus and Inventory components', async () => {
     const { schemas } = (await servedDocument()).components
     expect(Object.keys(schemas).sort()).toEqual([
       'Error',
       'Inventory',
+      'NewOrder',
       'NewPet',
+      'Order',
+      'OrderPatch',
+      'OrderStatus',
       'Pet',
       'PetPatch',
       'PetStatus',
       'RateLimitStatus',
     ])
+    expect(schemas.Order.required).toEqual(['id', 'petId', 'status', 'placedAt', 'updatedAt'])
+    expect(schemas.Order.properties.status).toEqual({ $ref: '#/components/schemas/OrderStatus' })
+    expect(schemas.OrderStatus).toMatchObject({ type: 'string', enum: ['placed', 'delivered', 'cancelled'] })
+    expect(schemas.NewOrder).toMatchObject({ required: ['petId'], additionalProperties: false })
+    expect(schemas.OrderPatch).toMatchObject({ required: ['status'], additionalProperties: false })
+    expect(schemas.OrderPatch.properties.status.enum).toEqual(['delivered', 'cancelled'])
     expect(schemas.PetPatch.required).toBeUndefined()
     expect(schemas.PetPatch.additionalProperties).toBe(false)
     expect(schemas.PetPatch.properties.status).toEqual({ $ref: '#/components/schemas/PetStatus' })

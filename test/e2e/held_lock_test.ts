@@ -1,7 +1,7 @@
 import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
-import { WRITE_LOCK_DEADLINE_MS } from '../../src/pets/sqlite_store'
+import { WRITE_LOCK_DEADLINE_MS } from '../../src/db/group_commit'
 import { cleanupsAfterEach, json } from '../helpers'
 import { postPet, startFreshServer } from './process_helpers'
 

@@ -1,10 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
+import { sqliteStores } from '../../src/backends'
 import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { MINUTE_MS } from '../../src/time'
 
 interface Sample {
@@ -19,7 +19,8 @@ describe('rate limits under load, over a real port', () => {
     let now = Date.UTC(2026, 10, 21, 9, 0, 0)
     const db = openDatabase(':memory:')
     const keys = new SqliteKeyStore(db)
-    const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent'), clock: () => now })
+    const { pets, orders } = sqliteStores(db)
+    const app = createApp({ pets, orders, keys, logger: createLogger('silent'), clock: () => now })
     const plans = [7, 13, 25, 40, 60, 90, 120, 200].map((rpm, i) => ({ rpm, rpd: 100_000, name: `load ${i}` }))
     const issued = await Promise.all(plans.map((plan) => issueKey(keys, { ...plan, plan: 'enterprise' })))
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })

@@ -1,12 +1,12 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { createApp } from '../../src/app'
+import { sqliteStores } from '../../src/backends'
 import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { IDEMPOTENCY_TTL_MS } from '../../src/pets/idempotency'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { BASE, describeEachStore, expectError, json, makeTestApp, tempDir, UNLIMITED } from '../helpers'
 
 const rex = { name: 'Rex', categoryId: 7 }
@@ -143,7 +143,8 @@ describe('Idempotency-Key in SQLite', () => {
       const start = async () => {
         const db = openDatabase(path)
         const keys = new SqliteKeyStore(db)
-        return { db, keys, app: createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') }) }
+        const { pets, orders } = sqliteStores(db)
+        return { db, keys, app: createApp({ pets, orders, keys, logger: createLogger('silent') }) }
       }
       const first = await start()
       const { secret } = await issueKey(first.keys, UNLIMITED)

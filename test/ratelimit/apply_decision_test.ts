@@ -1,11 +1,11 @@
 import { describe, expect, test } from 'bun:test'
 import { createApp } from '../../src/app'
+import { sqliteStores } from '../../src/backends'
 import { DATA_VERSION_CHECK_MS } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
 import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
-import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { MINUTE_MS } from '../../src/time'
 import { BASE, describeEachStore, expectError, FREE, makeTestApp, tempDir } from '../helpers'
 
@@ -276,7 +276,7 @@ describe('key changes on a running server', () => {
       let now = T0
       const keys = new SqliteKeyStore(serverDb, { clock: () => now })
       const app = createApp({
-        pets: new SqlitePetStore(serverDb),
+        ...sqliteStores(serverDb),
         keys,
         clock: () => now,
         logger: createLogger('silent'),
@@ -305,7 +305,7 @@ describe('over a real port', () => {
     const db = openDatabase(':memory:')
     const keys = new SqliteKeyStore(db)
     const { secret } = await issueKey(keys, FREE)
-    const app = createApp({ pets: new SqlitePetStore(db), keys, logger: createLogger('silent') })
+    const app = createApp({ ...sqliteStores(db), keys, logger: createLogger('silent') })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
@@ -331,8 +331,7 @@ describe('over a real port', () => {
   test('counts anonymous requests per socket address', async () => {
     const db = openDatabase(':memory:')
     const app = createApp({
-      pets: new SqlitePetStore(db),
-      keys: new SqliteKeyStore(db),
+      ...sqliteStores(db),
       logger: createLogger('silent'),
     })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
