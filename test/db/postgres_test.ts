@@ -50,7 +50,7 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     for (let i = 0; i < 40; i++)
       await old`INSERT INTO pets (name, category_id, status) VALUES (${`p${i}`}, ${i + 1}, ${statuses[i % 4]!})`
     const pets = await old`SELECT * FROM pets ORDER BY id`
-    expect(await migratePostgres(old, postgresMigrations)).toEqual([5])
+    expect(await migratePostgres(old, postgresMigrations)).toEqual([5, 6])
     expect(await old`SELECT * FROM pets ORDER BY id`).toEqual(pets)
     expect(await new PostgresPetStore(old).inventory()).toEqual({ available: 10, pending: 10, sold: 20 })
   })
@@ -74,7 +74,7 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     await Bun.sleep(200)
     commit()
     await created
-    expect(await upgraded).toEqual([5])
+    expect(await upgraded).toEqual([5, 6])
     expect(await new PostgresPetStore(upgrading).inventory()).toEqual({ available: 1, pending: 0, sold: 1 })
   })
 

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { SQL } from 'bun'
 import { tempDir } from '../helpers'
+import { driveOrdersAgainstModel } from '../orders/order_model'
 import { driveAgainstModel } from '../pets/pet_model'
 import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../shared_services'
 import { runCli, type ServerProcess, startServer } from './process_helpers'
@@ -124,5 +125,34 @@ for (const setup of SETUPS) {
       const winner = await answers[statuses.indexOf(200)]!.json()
       for (const server of servers) expect(await (await send(server, 'GET', `/v1/pets/${id}`)).json()).toEqual(winner)
     }, 60_000)
+
+    test('of 50 concurrent orders for one pet, half sent to each process, exactly one is placed', async () => {
+      const created = await send(servers[0]!, 'POST', '/v1/pets', {}, { name: 'Wanted', categoryId: 1 })
+      const { id } = (await created.json()) as { id: number }
+      const answers = await Promise.all(
+        Array.from({ length: 50 }, (_, i) => send(servers[i % 2]!, 'POST', '/v1/store/orders', {}, { petId: id })),
+      )
+      const statuses = answers.map((answer) => answer.status)
+      expect(statuses.filter((status) => status === 201)).toHaveLength(1)
+      expect(statuses.filter((status) => status === 409)).toHaveLength(49)
+      const order = (await answers[statuses.indexOf(201)]!.json()) as { id: number }
+      for (const server of servers) {
+        expect(((await (await send(server, 'GET', `/v1/pets/${id}`)).json()) as { status: string }).status).toBe(
+          'pending',
+        )
+        const listed = (await (await send(server, 'GET', `/v1/store/orders?petId=${id}`)).json()) as { id: number }[]
+        expect(listed.map((listedOrder) => listedOrder.id)).toEqual([order.id])
+      }
+    }, 60_000)
+
+    test('300 random pet and order operations, sent to either process, keep every order invariant', async () => {
+      let turn = 0
+      const report = await driveOrdersAgainstModel(
+        (method, path, headers, body) => send(servers[turn++ % 2]!, method, path, headers, body),
+        { seed: 11, steps: 300 },
+      )
+      expect(report.invariantChecks).toBe(300)
+      expect(report.counts.place).toBeGreaterThan(40)
+    }, 120_000)
   })
 }
