@@ -3,6 +3,14 @@ import { join } from 'node:path'
 import { tempDir } from '../helpers'
 import { postPet, runCli, startServer } from './process_helpers'
 
+interface Order {
+  id: number
+  petId: number
+  status: string
+  placedAt: string
+  updatedAt: string
+}
+
 interface Pet {
   id: number
   name: string
@@ -148,6 +156,105 @@ describe('durability', () => {
       await server.stop()
     }
   }, 90_000)
+
+  test('keeps every acknowledged order, delivery and cancellation through three kill -9s mid-stream', async () => {
+    const pool: number[] = []
+    await withServer(async (url) => {
+      for (let i = 0; i < 60; i++)
+        pool.push(((await (await postPet(url, key, { name: `for sale ${i}`, categoryId: 1 })).json()) as Pet).id)
+    })
+    // Each client sells its own pets, one request at a time, so each order's last acknowledged status is
+    // known; the one request in flight when the process dies may or may not have landed, and is read back.
+    const orders = new Map<number, Order>()
+    const openOrderOf = new Map<number, number>()
+    const soldPets = new Set<number>()
+    let inFlight: { petId: number; orderId?: number; to?: string }[] = []
+    let acknowledgedChanges = 0
+    const send = (url: string, method: string, path: string, body: unknown) =>
+      fetch(`${url}${path}`, {
+        method,
+        headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+        body: JSON.stringify(body),
+      })
+    for (let round = 0; round < 3; round++) {
+      await killMidStream(round, async (url, n, killed) => {
+        const mine = pool.filter((_, i) => i % 6 === n)
+        for (let i = 0; !killed(); i++) {
+          const usable = mine.filter((petId) => !soldPets.has(petId))
+          if (usable.length === 0) return
+          const petId = usable[i % usable.length]!
+          const open = openOrderOf.get(petId)
+          // Three in four orders are cancelled, so the pets last the rounds.
+          const to = i % 4 === 3 ? 'delivered' : 'cancelled'
+          const pending = open === undefined ? { petId } : { petId, orderId: open, to }
+          inFlight.push(pending)
+          try {
+            const response =
+              open === undefined
+                ? await send(url, 'POST', '/v1/store/orders', { petId })
+                : await send(url, 'PATCH', `/v1/store/orders/${open}`, { status: to })
+            if (response.status !== (open === undefined ? 201 : 200)) throw new Error(`status ${response.status}`)
+            adopt((await response.json()) as Order)
+            inFlight = inFlight.filter((request) => request !== pending)
+            acknowledgedChanges++
+          } catch {
+            return // the server is gone
+          }
+        }
+      })
+      // What was in flight may have landed: read it back, and from here on take what is stored.
+      await withServer(async (url) => {
+        for (const { petId, orderId, to } of inFlight) {
+          if (orderId !== undefined) {
+            const stored = (await (await get(url, `/v1/store/orders/${orderId}`)).json()) as Order
+            expect(['placed', to]).toContain(stored.status)
+            adopt(stored)
+            continue
+          }
+          // A placement that landed is the pet's one placed order, unknown to the clients.
+          const placed = await (await get(url, `/v1/store/orders?petId=${petId}&status=placed`)).json()
+          for (const order of placed as Order[]) if (!orders.has(order.id)) adopt(order)
+        }
+      })
+      inFlight = []
+    }
+    expect(acknowledgedChanges).toBeGreaterThan(50)
+    await withServer(async (url) => {
+      const listed = new Map<number, Order>()
+      let next: string | undefined = '/v1/store/orders?limit=100'
+      while (next) {
+        const response: Response = await get(url, next)
+        for (const order of (await response.json()) as Order[]) listed.set(order.id, order)
+        next = /^<[^>]*(\/v1\/[^>]+)>; rel="next"$/.exec(response.headers.get('link') ?? '')?.[1]
+      }
+      expect([...listed.values()]).toEqual([...orders.values()].sort((a, b) => a.id - b.id))
+      const pets = await allPets(url)
+      for (const petId of pool) {
+        const expected = soldPets.has(petId) ? 'sold' : openOrderOf.has(petId) ? 'pending' : 'available'
+        expect({ petId, status: pets.get(petId)?.status }).toEqual({ petId, status: expected })
+      }
+    })
+
+    /** Takes `order` as stored: its pet's open order and whether the pet is sold follow. */
+    function adopt(order: Order): void {
+      orders.set(order.id, order)
+      if (order.status === 'placed') openOrderOf.set(order.petId, order.id)
+      else openOrderOf.delete(order.petId)
+      if (order.status === 'delivered') soldPets.add(order.petId)
+    }
+  }, 90_000)
+
+  const get = (url: string, path: string) => fetch(`${url}${path}`, { headers: { authorization: `Bearer ${key}` } })
+
+  /** Runs `work` against a server started on the database for the purpose, then stops it. */
+  async function withServer(work: (url: string) => Promise<void>): Promise<void> {
+    const server = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
+    try {
+      await work(server.url)
+    } finally {
+      await server.stop()
+    }
+  }
 
   /**
    * Starts a server on the database, lets six clients work on it (each told
