@@ -80,6 +80,23 @@ removes a mistake (204); \`GET /store/inventory\` counts the animals by status, 
   changes: read it again, decide again. Without \`If-Match\` the last write wins.
 - Every answer after a 200 or 204 sees the change: lists (and their \`ETag\`: a stale \`If-None-Match\` gets the new
   page), gets, the inventory, on every instance. A read-only key gets 403 \`insufficient_scope\`.
+- While an animal has a \`placed\` order, its status moves only through that order: 409 \`pet_has_open_order\`. An
+  animal an order names is never deleted (409 \`pet_has_orders\`): the order history keeps it.
+
+## Selling an animal: orders (experimental)
+A sale is two steps, each one transaction with the animal it moves (also new in version 1.2, experimental):
+1. \`POST /store/orders\` with \`{"petId": 1}\` places an order: 201 with the order and its \`Location\`, and the
+   animal becomes \`pending\`. An unknown animal is a 404; one that is not \`available\` is a 409
+   \`pet_not_available\`. Of many concurrent orders for one animal exactly one is placed, on every instance.
+   \`Idempotency-Key\` makes it safe to retry, as for a create.
+2. \`PATCH /store/orders/{orderId}\` with \`{"status": "delivered"}\` completes the sale (the animal is \`sold\`), or
+   with \`{"status": "cancelled"}\` releases it (\`available\` again). Both are final: any other move is a 409
+   \`invalid_transition\`; asking again for the status the order has changes nothing (200). \`If-Match\` works as
+   for animals.
+
+An order is \`{"id", "petId", "status", "placedAt", "updatedAt"}\` (times in RFC 3339, UTC). It belongs to the key
+that placed it and to the keys rolled from it: any other key gets 404 for it and never sees it in
+\`GET /store/orders\`, which pages as \`GET /pets\` does and filters by \`status\` and \`petId\`.
 
 ## Listing and paging
 \`GET /pets\` answers a plain JSON array in ascending id order. \`limit\` is 1 to ${MAX_LIMIT} (default
@@ -93,12 +110,14 @@ repeated one counts with its last value. A page of 1 KiB or more comes compresse
 origins can call the API when the service's \`CORS_ORIGINS\` names them.
 
 ## Retrying a create
-Send an \`Idempotency-Key\` header (1 to 255 printable ASCII characters, e.g. a UUID) with \`POST /pets\`.
+Send an \`Idempotency-Key\` header (1 to 255 printable ASCII characters, e.g. a UUID) with \`POST /pets\` or
+\`POST /store/orders\`.
 For ${idempotencyHours} hours, a retry with the same key and the same body answers the first 201 again
-(same animal, same \`Location\`, and \`Idempotent-Replayed: true\`) and creates nothing; the same key
-with another body is 422 \`idempotency_key_reused\`. "The same body" means the same values: key order
-and white space do not matter. Keys belong to the API key that sent them. A request refused before the
-create (400, 413, 415, 429) does not use its key up, and concurrent requests with one key create one animal.
+(same animal or order, same \`Location\`, and \`Idempotent-Replayed: true\`) and creates nothing; the same
+key with another body is 422 \`idempotency_key_reused\`, a body of the other operation included (one key, one
+create). "The same body" means the same values: key order and white space do not matter. Keys belong to the
+API key that sent them. A request refused before the create (400, 404, 409, 413, 415, 429) does not use its
+key up, and concurrent requests with one key create one animal or order.
 
 ## Errors
 Every error is an \`Error\` object, \`{"code": "...", "message": "...", "status": N}\`, whose \`status\`
