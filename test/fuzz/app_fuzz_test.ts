@@ -49,6 +49,22 @@ async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void
   }
   const read = (pathname: string) =>
     made.app.handle(new Request(BASE + pathname, { headers: { authorization: `Bearer ${made.secret}` } }))
+  const onOrders = path.startsWith('/v1/store/orders')
+  if (onOrders && (response.status === 201 || (hostile.method === 'PATCH' && response.status === 200))) {
+    const order = JSON.parse(text)
+    const sent = JSON.parse(typeof hostile.body === 'string' ? hostile.body : new TextDecoder().decode(hostile.body))
+    // A placement reserves the pet sent; an end is the status sent, and the pet follows it.
+    const expected = response.status === 201 ? { petId: sent.petId, status: 'placed' } : { status: sent.status }
+    expect({ describe, order }).toEqual({ describe, order: expect.objectContaining(expected) })
+    const fetched = await read(`/v1/store/orders/${order.id}`)
+    expect(await fetched.json()).toEqual(order)
+    const pet = (await (await read(`/v1/pets/${order.petId}`)).json()) as { status: string }
+    const petStatus: Record<string, string> = { placed: 'pending', delivered: 'sold', cancelled: 'available' }
+    // A cancelled order's pet may have moved on since (ordered again, sold); a placed or delivered one's may not.
+    if (order.status !== 'cancelled')
+      expect({ describe, pet: pet.status }).toEqual({ describe, pet: petStatus[order.status] as string })
+    return
+  }
   if (response.status === 201 || (hostile.method === 'PATCH' && response.status === 200)) {
     const answered = JSON.parse(text)
     // Nothing sent is lost or altered on the way in: a create stores every field, a change the ones it names.

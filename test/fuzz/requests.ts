@@ -131,6 +131,13 @@ const paths = fc.oneof(
     weight: 1,
     arbitrary: fc.constantFrom('/v1/store/inventory', '/v1/store/inventory/', '/v1/store', '/v1/rate_limit'),
   },
+  {
+    weight: 2,
+    arbitrary: fc.oneof(
+      fc.constantFrom('/v1/store/orders', '/v1/store/orders/', '/v1/store/orders/1', '/v1/store/orders/1/2'),
+      fc.oneof(numberLiterals, weirdStrings).map((id) => `/v1/store/orders/${uriEncode(id)}`),
+    ),
+  },
   { weight: 3, arbitrary: fc.oneof(numberLiterals, weirdStrings).map((id) => `/v1/pets/${uriEncode(id)}`) },
   {
     weight: 2,
@@ -225,6 +232,28 @@ function carefulRequests(key: string): fc.Arbitrary<HostileRequest> {
     },
     { weight: 1, arbitrary: petPath.map((path) => request('DELETE', path)) },
     { weight: 1, arbitrary: fc.constant(request('GET', '/v1/store/inventory')) },
+    // Orders for the pets the run made, and their ends: placed, delivered, cancelled, refused.
+    {
+      weight: 2,
+      arbitrary: fc
+        .integer({ min: 1, max: 5000 })
+        .map((petId) =>
+          request('POST', '/v1/store/orders', [['content-type', 'application/json']], JSON.stringify({ petId })),
+        ),
+    },
+    {
+      weight: 2,
+      arbitrary: fc
+        .tuple(fc.integer({ min: 1, max: 2000 }), fc.constantFrom('delivered', 'cancelled'))
+        .map(([id, status]) =>
+          request(
+            'PATCH',
+            `/v1/store/orders/${id}`,
+            [['content-type', 'application/json']],
+            JSON.stringify({ status }),
+          ),
+        ),
+    },
   )
 }
 
