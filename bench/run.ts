@@ -144,8 +144,10 @@ async function runOnAll(
   judge: boolean,
 ): Promise<LoadResult> {
   const share = Math.max(1, Math.round(connections / urls.length))
+  // Built once, so the instances share what the requests name (the pets the contention scenario's clients race for).
+  const requests = scenario.requests(context)
   const runs = await Promise.all(
-    urls.map((url) => runLoad(scenario, context, { url, connections: share, duration, judge })),
+    urls.map((url) => runLoad(scenario, context, { url, connections: share, duration, judge }, requests)),
   )
   const sum = (pick: (r: LoadResult) => number) => runs.reduce((total, r) => total + pick(r), 0)
   return {
@@ -186,8 +188,9 @@ async function measure(
         ),
       )
     }
-    const script = baseline && useWrk && services.length === 1 ? wrkScript(scenario, context) : undefined
-    for (let round = 0; script !== undefined && baseline && round < rounds; round++) {
+    for (let round = 0; baseline && useWrk && services.length === 1 && round < rounds; round++) {
+      // Made for each round: a scenario that takes fresh pets (the orders) takes them anew.
+      const script = wrkScript(scenario, context)
       const raw = await runWrk(script, baseline.url, { connections, duration, work })
       const ours = await runWrk(script, service.url, { connections, duration, work })
       wrkRatios.push(ours.rps / raw.rps)
@@ -253,8 +256,17 @@ try {
   for (const scenario of SCENARIOS) {
     if (only && !only.includes(scenario.name)) continue
     if (scenario.name === '429 path') await exhaustFreeKey(services[0]!.url, keys.free)
+    await scenario.prepare?.(services[0]!.url, context)
     console.error(`bench: ${scenario.name} (${scenario.what})`)
     const result = await measure(scenario, services, context, true)
+    const verified = await scenario.verify?.(services[0]!.url, context)
+    if (verified) {
+      // What the runs left in the store, read back: a problem there is a wrong answer of the scenario.
+      result.wrong += verified.problems.length
+      result.firstWrong ??= verified.problems[0]
+      notes.push(`${scenario.name}: ${verified.checked}`)
+      console.error(`bench: ${scenario.name}, the store read back: ${verified.checked}`)
+    }
     results.push(result)
     console.error(table([result]).split('\n').at(-1))
   }
@@ -361,6 +373,7 @@ console.log(
   `\n${mode}: ${report.generator}, ${connections} connections, ${duration} s per run, ${rounds} rounds (median), ${canPin ? 'pinned' : 'not pinned'}; ${machine}\n`,
 )
 console.log(table(results))
+for (const note of notes) console.log(note)
 for (const result of results)
   if (result.firstWrong)
     console.log(`WRONG ANSWERS in ${result.scenario}: ${result.wrong}, first: ${result.firstWrong}`)

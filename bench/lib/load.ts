@@ -30,13 +30,20 @@ export interface LoadOptions {
 const FULL_CHECK_EVERY = 32
 
 /** Drives `scenario` with autocannon and returns its figures. */
-export async function runLoad(scenario: Scenario, context: ScenarioContext, options: LoadOptions): Promise<LoadResult> {
+export async function runLoad(
+  scenario: Scenario,
+  context: ScenarioContext,
+  options: LoadOptions,
+  /** The scenario's requests, when several runs at once share them (instances sharing the contended pets). */
+  shared: LoadRequest[] = scenario.requests(context),
+): Promise<LoadResult> {
   let seen = 0
   let wrong = 0
   let firstWrong: string | undefined
-  const requests: LoadRequest[] = scenario.requests(context).map((request) => ({
+  const requests: LoadRequest[] = shared.map((request) => ({
     ...request,
     onResponse: (status, body, noted, rawHeaders) => {
+      request.onResponse?.(status, body, noted, rawHeaders)
       const headers: Record<string, string> = {}
       for (const name in rawHeaders) headers[name.toLowerCase()] = rawHeaders[name]!
       const problem = scenario.check({ status, body, headers, noted }, ++seen % FULL_CHECK_EVERY === 0, context)

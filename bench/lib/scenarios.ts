@@ -1,72 +1,7 @@
-import type { BenchKeys } from './seed'
+import { ORDER_SCENARIOS } from './order_scenarios'
+import { type Answer, auth, json, rateLimitHeaders, type Scenario, type ScenarioContext } from './scenario_kit'
 
-/** What an autocannon request looks like here (a subset of its options). */
-export interface LoadRequest {
-  method?: string
-  path?: string
-  headers?: Record<string, string>
-  body?: string
-  setupRequest?: (request: LoadRequest, context: Record<string, unknown>) => LoadRequest
-  onResponse?: (status: number, body: string, context: Record<string, unknown>, headers: Record<string, string>) => void
-}
-
-/** Everything a scenario may build its requests from. */
-export interface ScenarioContext {
-  keys: BenchKeys
-  pets: number
-  /** The ETag of the hot list's page, as the service gave it before the runs (the 304 scenario needs it). */
-  hotListEtag?: string
-  /**
-   * The answers come from a peer (bench/servers/peers), which promises only the
-   * three X-RateLimit-* headers (Limit, Remaining, Reset), not the service's
-   * five and the IETF fields.
-   */
-  peer?: boolean
-}
-
-/** One measured workload: its requests, and how to tell a right answer from a fast wrong one. */
-export interface Scenario {
-  name: string
-  what: string
-  /** The requests one connection cycles through. */
-  requests(context: ScenarioContext): Omit<LoadRequest, 'onResponse'>[]
-  /** Why this answer is wrong, or undefined. `full` asks for the body to be checked too (done on a sample). */
-  check(answer: Answer, full: boolean, context: ScenarioContext): string | undefined
-  /** Whether the peers (bench/servers/peers) implement it, so `--peers` measures it against them. */
-  peers?: boolean
-  /**
-   * For wrk, when the requests vary: Lua that defines `request()` (wrk's
-   * per-request hook), after the fixed headers are set in `wrk.headers`.
-   */
-  wrkRequest?(context: ScenarioContext): string
-}
-
-/** One answer as the load generator saw it. */
-export interface Answer {
-  status: number
-  body: string
-  headers: Record<string, string>
-  /** What setupRequest noted for this request (e.g. the `after` it asked for). */
-  noted: Record<string, unknown>
-}
-
-const auth = (key: string) => ({ authorization: `Bearer ${key}` })
-const json = { 'content-type': 'application/json' }
-
-function rateLimitHeaders({ headers }: Answer, { peer }: ScenarioContext): string | undefined {
-  for (const name of PEER_RATE_LIMIT_HEADERS) if (!/^\d+$/.test(headers[name] ?? '')) return `missing ${name}`
-  if (peer) return undefined
-  if (!/^\d+$/.test(headers['x-ratelimit-used'] ?? '')) return 'missing x-ratelimit-used'
-  const resource = headers['x-ratelimit-resource']
-  if (resource !== 'minute' && resource !== 'day') return `x-ratelimit-resource is ${resource}`
-  if (!/^"(minute|day)";r=\d+;t=\d+$/.test(headers.ratelimit ?? '')) return `ratelimit is ${headers.ratelimit}`
-  if (!/^"minute";q=\d+;w=60, "day";q=\d+;w=86400$/.test(headers['ratelimit-policy'] ?? ''))
-    return `ratelimit-policy is ${headers['ratelimit-policy']}`
-  return undefined
-}
-
-/** What every answer of a peer carries, as the service's do. */
-const PEER_RATE_LIMIT_HEADERS = ['x-ratelimit-limit', 'x-ratelimit-remaining', 'x-ratelimit-reset']
+export type { Answer, LoadRequest, PetPool, Scenario, ScenarioContext } from './scenario_kit'
 
 interface PetLike {
   id: number
@@ -96,8 +31,8 @@ function pageCheck(expected: {
   }
 }
 
-/** Every scenario of the bench, in the order they run. */
-export const SCENARIOS: Scenario[] = [
+/** Every pet scenario of the bench, in the order they run; the order scenarios follow them. */
+const PET_SCENARIOS: Scenario[] = [
   {
     name: 'hot list',
     what: 'GET /v1/pets?limit=20, the same page again and again',
@@ -344,3 +279,6 @@ function togglablePet(pets: number): { id: number; status: 'available' | 'pendin
   const id = 3 * Math.floor(Math.random() * Math.floor(pets / 3)) + Math.floor(Math.random() * 2)
   return { id: id < 1 ? 3 : id, status: Math.random() < 0.5 ? 'available' : 'pending' }
 }
+
+/** Every scenario of the bench, in the order they run. */
+export const SCENARIOS: Scenario[] = [...PET_SCENARIOS, ...ORDER_SCENARIOS]

@@ -53,6 +53,10 @@ describe('the bench, as a smoke run', () => {
         expect(result.ratio).toBeGreaterThan(0)
         if (WRK) expect(result.wrkRatio).toBeGreaterThan(0)
       }
+      // The order scenarios read every pet they used back: none has two placed orders.
+      const readBack = report.notes?.filter((note) => note.includes('double sales')) ?? []
+      expect(readBack).toHaveLength(2)
+      for (const note of readBack) expect(note).toContain(', 0 double sales')
     } finally {
       cleanup()
     }
