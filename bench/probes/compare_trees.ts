@@ -83,15 +83,24 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const { SqlitePetStore } = await import(`${root}/src/pets/sqlite_store.ts`)
   const { issueKey } = await import(`${root}/src/keys/issue.ts`)
   const { createLogger } = await import(`${root}/src/log.ts`)
+  const { sqliteStores } = await import(`${root}/src/backends.ts`)
   const db = openDatabase(':memory:')
-  const watcher = new DataVersionWatcher(db)
-  const pets = new CachedPetStore(new SqlitePetStore(db), watcher)
-  const keys = new SqliteKeyStore(db, { watcher })
+  // As each tree composes its stores: since the orders, backends.ts does it (and adds the order store).
+  const composed = sqliteStores ? sqliteStores(db) : undefined
+  const watcher = composed?.watcher ?? new DataVersionWatcher(db)
+  const pets = composed?.pets ?? new CachedPetStore(new SqlitePetStore(db), watcher)
+  const keys = composed?.keys ?? new SqliteKeyStore(db, { watcher })
   const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
   const free = await issueKey(keys, { name: 'free', plan: 'free', rpm: 60, rpd: 1000 })
   const secret = REFUSED ? free.secret : unlimited.secret
   for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
-  const app = createApp({ pets, keys, logger: createLogger('silent'), socketAddress: () => '127.0.0.1' })
+  const app = createApp({
+    pets,
+    orders: composed?.orders,
+    keys,
+    logger: createLogger('silent'),
+    socketAddress: () => '127.0.0.1',
+  })
   if (REFUSED)
     for (let i = 0; i < EXHAUST; i++)
       await app.handle(new Request('http://localhost/v1/pets', { headers: { authorization: `Bearer ${secret}` } }))

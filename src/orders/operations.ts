@@ -46,9 +46,13 @@ export const PLACE_ORDER: DocumentDecoration = {
   ...EXPERIMENTAL,
   responses: operationResponses({
     201: jsonResponse(
-      'The order, placed: its animal is now `pending`',
+      'The order, placed: its animal is now `pending`; its ETag serves the If-Match of `updateOrder`',
       ref('schemas', 'Order'),
-      { Location: header('OrderLocation'), 'Idempotent-Replayed': header('IdempotentReplayed') },
+      {
+        Location: header('OrderLocation'),
+        ETag: header('ETag'),
+        'Idempotent-Replayed': header('IdempotentReplayed'),
+      },
       ORDER_EXAMPLE,
     ),
     400: response('InvalidRequest'),

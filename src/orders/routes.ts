@@ -67,7 +67,7 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
         set.status = 201
         set.headers.location = `${baseUrl(publicUrl, request.url)}${ORDERS_PATH}/${outcome.order.id}`
         if (outcome.kind === 'replayed') set.headers['idempotent-replayed'] = 'true'
-        return sendJson(JSON.stringify(outcome.order), set)
+        return sendChanged(JSON.stringify(outcome.order), set)
       },
       { parse: parseJsonBody, body: NewOrder, headers: IdempotencyKeyHeaders, query: NoQuery, detail: PLACE_ORDER },
     )
@@ -134,9 +134,7 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
           case 'invalid_transition':
             throw orderInvalidTransition(outcome.from, outcome.to)
         }
-        const json = JSON.stringify(outcome.order)
-        set.headers.etag = entityTag(json)
-        return sendJson(json, set)
+        return sendChanged(JSON.stringify(outcome.order), set)
       },
       {
         parse: parseMergePatchBody,
@@ -158,8 +156,9 @@ function precondition(ifMatch: string | undefined): OrderPrecondition | undefine
   return (order) => ifMatchMatches(ifMatch, orderTag(order))
 }
 
-/** A JSON body as it is sent. */
-function sendJson(json: string, set: ResponseSet): string {
+/** An order as placed or changed, with its ETag, for the `If-Match` of the next change. */
+function sendChanged(json: string, set: ResponseSet): string {
+  set.headers.etag = entityTag(json)
   set.headers['content-type'] = JSON_CONTENT_TYPE
   return json
 }

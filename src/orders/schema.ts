@@ -101,8 +101,8 @@ export const OrderChangeHeaders = Type.Object({
       minLength: 1,
       maxLength: 1024,
       description:
-        "The ETag of the order as the client last read it (from `getOrder`, or `placeOrder`'s answer through " +
-        '`getOrder`): the change is made only if the order is still as that, else 412 `precondition_failed`. ' +
+        'The ETag of the order as the client last saw it (from `getOrder`, `placeOrder` or the last ' +
+        '`updateOrder`): the change is made only if the order is still as that, else 412 `precondition_failed`. ' +
         'For example `"1b2k9x0q7f3d"`',
     }),
   ),

@@ -5,6 +5,7 @@ import { seedDatabase } from '../../bench/lib/seed'
 import { BenchServers } from '../../bench/lib/servers'
 import { floorApp, type RecordedAnswer } from '../../bench/servers/elysia_floor'
 import { tempDir } from '../helpers'
+import { SHARED_STORES } from '../shared_services'
 
 const ROOT = join(import.meta.dir, '../..')
 
@@ -112,5 +113,20 @@ describe('the upgrade cost (bench/probes/upgrade_cost.ts)', () => {
     const output = await shortRun('bench/probes/upgrade_cost.ts', ['--rounds', '1', '--pets', '500'])
     expect(output).toMatch(/\n {2}SQLite: {5}\d+ \[/)
     if (process.env.TEST_DATABASE_URL) expect(output).toMatch(/\n {2}PostgreSQL: \d+ \[/)
+  }, 60_000)
+})
+
+describe.skipIf(!SHARED_STORES)('the placement cost (bench/probes/placement_cost.ts)', () => {
+  test('reserves pets both ways on PostgreSQL, uncontended and contended, exactly once, as a short run', async () => {
+    const output = await shortRun('bench/probes/placement_cost.ts', [
+      '--rounds',
+      '1',
+      '--clients',
+      '4',
+      '--attempts',
+      '10',
+    ])
+    expect(output).toMatch(/^uncontended .*locked \/ conditional \d+\.\d\d \[.*exactly once held$/m)
+    expect(output).toMatch(/^contended .*locked \/ conditional \d+\.\d\d \[.*exactly once held$/m)
   }, 60_000)
 })

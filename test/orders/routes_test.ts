@@ -34,6 +34,7 @@ describeEachStore('POST /v1/store/orders (experimental)', () => {
       updatedAt: '2026-11-25T15:20:56.123Z',
     })
     expect(await petStatus(1)).toBe('pending')
+    expect(placed.headers.get('etag')).toBe((await call('GET', '/v1/store/orders/1')).headers.get('etag'))
     expect(await json(await call('GET', '/v1/pets?status=available'))).toEqual([])
     expect(await json(await call('GET', '/v1/pets?status=pending'))).toHaveLength(1)
     expect(await json(await call('GET', '/v1/store/inventory'))).toEqual({ available: 0, pending: 1, sold: 0 })
