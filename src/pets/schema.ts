@@ -102,8 +102,9 @@ export const IdempotencyKeyHeaders = Type.Object({
       description:
         'Makes the create safe to retry for 24 hours: the same key with the same body replays the first 201 ' +
         '(one key per API key, across animals and orders). ' +
-        'A random value (a UUID); one shaped like an API key is refused with 400, since it would be stored',
-      examples: ['3f1c2a8e-5b7d-4c39-9a61-0e2d7b4f8c15'],
+        'A random value, such as the UUID `3f1c2a8e-5b7d-4c39-9a61-0e2d7b4f8c15`; one shaped like an API key is ' +
+        'refused with 400, since it would be stored. No example is filled in: "Try it out" would send the same ' +
+        'one with every create, so the second would replay the first (or, for another body, be refused with 422)',
     }),
   ),
 })
