@@ -1,6 +1,7 @@
 import { entityTag } from '../http/conditional'
 import { HttpError } from '../http/errors'
 import { API_PREFIX } from '../http/url'
+import { cannotMove, changedSince } from '../pets/answers'
 import type { PetStatus } from '../pets/schema'
 import { orderMovesFrom } from './changes'
 import type { Order, OrderStatus } from './schema'
@@ -20,10 +21,7 @@ export function orderNotFound(id: number): HttpError {
 
 /** The 412 of an update whose `If-Match` names the order as it was, not as it is. */
 export function orderChanged(id: number): HttpError {
-  return new HttpError(
-    'precondition_failed',
-    `Order ${id} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
-  )
+  return changedSince(`Order ${id}`)
 }
 
 /** The 409 of an order for a pet that is reserved or sold. */
@@ -34,10 +32,5 @@ export function petNotAvailable(petId: number, status: PetStatus): HttpError {
 
 /** The 409 of an update that would move an order's status from `from` to `to`. */
 export function orderInvalidTransition(from: OrderStatus, to: OrderStatus): HttpError {
-  const moves = orderMovesFrom(from)
-  return new HttpError(
-    'invalid_transition',
-    `"status" cannot move from ${from} to ${to}: ` +
-      (moves.length === 0 ? `${from} is final` : `from ${from} it moves to ${moves.join(' or ')}`),
-  )
+  return cannotMove(from, to, orderMovesFrom(from))
 }

@@ -1,18 +1,16 @@
 import { Elysia } from 'elysia'
 import type { Callers } from '../http/callers'
-import { entityTag, ifMatchMatches } from '../http/conditional'
-import { HttpError, type ResponseSet } from '../http/errors'
+import { HttpError } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody, parseMergePatchBody } from '../http/json_body'
-import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { API_PREFIX, baseUrl } from '../http/url'
-import { petNotFound, sendTagged } from '../pets/answers'
+import { ifMatchPrecondition, petNotFound, sendChanged, sendTagged } from '../pets/answers'
 import { IDEMPOTENCY_KEY_REUSED } from '../pets/idempotency'
 import { claimOf } from '../pets/idempotency_header'
 import { DEFAULT_LIMIT, IdempotencyKeyHeaders, NoQuery } from '../pets/schema'
 import type { SettleQuota } from '../ratelimit/settle'
 import { ORDERS_PATH, orderChanged, orderInvalidTransition, orderNotFound, orderTag, petNotAvailable } from './answers'
-import { type OrderPrecondition, orderBodyHash } from './changes'
+import { orderBodyHash } from './changes'
 import { GET_ORDER, LIST_ORDERS, PLACE_ORDER, UPDATE_ORDER } from './operations'
 import { ListOrdersQuery, NewOrder, OrderChangeHeaders, OrderIdParams, OrderPatch } from './schema'
 import type { OrderListQuery, OrderStore } from './store'
@@ -124,7 +122,7 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
           ownerOf(request),
           body.status,
           clock(),
-          precondition(headers['if-match']),
+          ifMatchPrecondition(headers['if-match'], orderTag),
         )
         switch (outcome.kind) {
           case 'not_found':
@@ -148,19 +146,6 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
         },
       },
     )
-}
-
-/** The store's precondition for an `If-Match` field: the order as it is now has the ETag it names. */
-function precondition(ifMatch: string | undefined): OrderPrecondition | undefined {
-  if (ifMatch === undefined) return undefined
-  return (order) => ifMatchMatches(ifMatch, orderTag(order))
-}
-
-/** An order as placed or changed, with its ETag, for the `If-Match` of the next change. */
-function sendChanged(json: string, set: ResponseSet): string {
-  set.headers.etag = entityTag(json)
-  set.headers['content-type'] = JSON_CONTENT_TYPE
-  return json
 }
 
 function nextPageUrl(base: string, { limit, status, petId }: OrderListQuery, lastId: number): string {

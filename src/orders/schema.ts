@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { DEFAULT_LIMIT, MAX_ID, MAX_LIMIT, withoutDefault } from '../pets/schema'
+import { afterParameter, DEFAULT_LIMIT, ifMatchHeaders, MAX_ID, MAX_LIMIT, withoutDefault } from '../pets/schema'
 
 /** Where an order is in its life: `placed` (its animal reserved), then `delivered` (sold) or `cancelled`. */
 export const OrderStatus = withoutDefault(
@@ -79,31 +79,14 @@ export const ListOrdersQuery = Type.Object(
         description: 'Only the orders for this animal',
       }),
     ),
-    after: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_ID,
-        description:
-          'The last id already seen: only orders with a higher id (keyset paging; the `Link` of a page names the next). ' +
-          '0 to 2^53 − 1',
-        examples: [0],
-      }),
-    ),
+    after: Type.Optional(afterParameter('orders')),
   },
   { additionalProperties: false },
 )
 export type ListOrdersQuery = Static<typeof ListOrdersQuery>
 
-/** Headers `PATCH /store/orders/{orderId}` reads; every other header is allowed and ignored. */
-export const OrderChangeHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1024,
-      description:
-        'The ETag of the order as the client last saw it (from `getOrder`, `placeOrder` or the last ' +
-        '`updateOrder`): the change is made only if the order is still as that, else 412 `precondition_failed`. ' +
-        'For example `"1b2k9x0q7f3d"`',
-    }),
-  ),
-})
+/** Headers `PATCH /store/orders/{orderId}` reads. */
+export const OrderChangeHeaders = ifMatchHeaders(
+  'The ETag of the order as the client last saw it (from `getOrder`, `placeOrder` or the last `updateOrder`): ' +
+    'the change is made only if the order is still as that, else 412 `precondition_failed`.',
+)

@@ -1,4 +1,4 @@
-import { entityTag, ifNoneMatchMatches, notModified } from '../http/conditional'
+import { entityTag, ifMatchMatches, ifNoneMatchMatches, notModified } from '../http/conditional'
 import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import type { SettleQuota } from '../ratelimit/settle'
@@ -41,20 +41,45 @@ export function petNotFound(id: number): HttpError {
 
 /** The 412 of a change whose `If-Match` names the pet as it was, not as it is. */
 export function petChanged(id: number): HttpError {
+  return changedSince(`Pet ${id}`)
+}
+
+/** The 412 of a change whose `If-Match` names `what` ("Pet 7", "Order 3") as it was, not as it is. */
+export function changedSince(what: string): HttpError {
   return new HttpError(
     'precondition_failed',
-    `Pet ${id} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
+    `${what} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
   )
 }
 
 /** The 409 of a change that would move a pet's status from `from` to `to`, which `canMove` forbids. */
 export function invalidTransition(from: PetStatus, to: PetStatus): HttpError {
-  const moves = movesFrom(from)
+  return cannotMove(from, to, movesFrom(from))
+}
+
+/** The 409 of a status move from `from` to `to` (a pet's, an order's), when `from` allows only `moves`. */
+export function cannotMove(from: string, to: string, moves: readonly string[]): HttpError {
   return new HttpError(
     'invalid_transition',
     `"status" cannot move from ${from} to ${to}: ` +
       (moves.length === 0 ? `${from} is final` : `from ${from} it moves to ${moves.join(' or ')}`),
   )
+}
+
+/** What a change's `If-Match` asks of the thing as it is now: that it has the ETag named; none without the field. */
+export function ifMatchPrecondition<T>(
+  ifMatch: string | undefined,
+  tagOf: (current: T) => string,
+): ((current: T) => boolean) | undefined {
+  if (ifMatch === undefined) return undefined
+  return (current) => ifMatchMatches(ifMatch, tagOf(current))
+}
+
+/** A pet or an order as a change answers it, with its new ETag, for the next `If-Match`. */
+export function sendChanged(json: string, set: ResponseSet): string {
+  set.headers.etag = entityTag(json)
+  set.headers['content-type'] = JSON_CONTENT_TYPE
+  return json
 }
 
 /** The 409 of a change to the status of a pet that has a `placed` order: only that order moves it. */

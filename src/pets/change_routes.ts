@@ -1,21 +1,19 @@
 import { Elysia } from 'elysia'
-import { entityTag, ifMatchMatches } from '../http/conditional'
-import type { ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseMergePatchBody } from '../http/json_body'
-import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { API_PREFIX } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
 import {
+  ifMatchPrecondition,
   invalidTransition,
   petChanged,
   petHasOpenOrder,
   petHasOrders,
   petNotFound,
   petTag,
+  sendChanged,
   sendTagged,
 } from './answers'
-import type { PetPrecondition } from './changes'
 import { DELETE_PET, GET_INVENTORY, UPDATE_PET } from './operations'
 import { NoQuery, PetChangeHeaders, PetIdParams, PetPatch } from './schema'
 import type { PetStore } from './store'
@@ -40,7 +38,7 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
       '/pets/:petId',
       async ({ params, body, headers, set }) => {
         const id = params.petId
-        const outcome = await pets.update(id, body, precondition(headers['if-match']))
+        const outcome = await pets.update(id, body, ifMatchPrecondition(headers['if-match'], petTag))
         switch (outcome.kind) {
           case 'not_found':
             throw petNotFound(id)
@@ -69,7 +67,7 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
       '/pets/:petId',
       async ({ params, headers, set }) => {
         const id = params.petId
-        const outcome = await pets.delete(id, precondition(headers['if-match']))
+        const outcome = await pets.delete(id, ifMatchPrecondition(headers['if-match'], petTag))
         if (outcome.kind === 'not_found') throw petNotFound(id)
         if (outcome.kind === 'precondition_failed') throw petChanged(id)
         if (outcome.kind === 'has_orders') throw petHasOrders(id)
@@ -91,17 +89,4 @@ export function petChangeRoutes({ pets, settleQuota }: PetChangeRoutesOptions) {
       async ({ request, set }) => sendTagged(JSON.stringify(await pets.inventory()), request, set, settleQuota),
       { query: NoQuery, detail: GET_INVENTORY },
     )
-}
-
-/** The store's precondition for an `If-Match` field: the pet as it is now has the ETag it names. */
-function precondition(ifMatch: string | undefined): PetPrecondition | undefined {
-  if (ifMatch === undefined) return undefined
-  return (pet) => ifMatchMatches(ifMatch, petTag(pet))
-}
-
-/** A changed pet as the 200 sends it, with its new ETag, for the next `If-Match`. */
-function sendChanged(json: string, set: ResponseSet): string {
-  set.headers.etag = entityTag(json)
-  set.headers['content-type'] = JSON_CONTENT_TYPE
-  return json
 }

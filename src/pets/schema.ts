@@ -63,6 +63,19 @@ export const DEFAULT_LIMIT = 20
 /** The largest page a client may ask for. */
 export const MAX_LIMIT = 100
 
+/** The `after` of a keyset-paged list of `things` (animals, orders): the last id already seen. */
+export function afterParameter(things: string) {
+  return Type.Integer({
+    minimum: 0,
+    maximum: MAX_ID,
+    description:
+      `The last id already seen: only ${things} with a higher id (keyset paging; the \`Link\` of a page names the ` +
+      'next). 0 to 2^53 − 1',
+    // Swagger UI fills "Try it out" with a parameter's example: 0 shows where a walk starts and filters nothing.
+    examples: [0],
+  })
+}
+
 /** Query of `GET /pets`; integers arrive as text and are converted strictly first. Unknown parameters are refused. */
 export const ListPetsQuery = Type.Object(
   {
@@ -76,17 +89,7 @@ export const ListPetsQuery = Type.Object(
       }),
     ),
     status: Type.Optional(PetStatus),
-    after: Type.Optional(
-      Type.Integer({
-        minimum: 0,
-        maximum: MAX_ID,
-        description:
-          'The last id already seen: only animals with a higher id (keyset paging; the `Link` of a page names the next). ' +
-          '0 to 2^53 − 1',
-        // Swagger UI fills "Try it out" with a parameter's example: 0 shows where a walk starts and filters nothing.
-        examples: [0],
-      }),
-    ),
+    after: Type.Optional(afterParameter('animals')),
   },
   { additionalProperties: false },
 )
@@ -123,19 +126,26 @@ export type PetPatch = Static<typeof PetPatch>
 /** The query of an operation that takes no parameters: any one is refused, naming it. */
 export const NoQuery = Type.Object({}, { additionalProperties: false })
 
-/** Headers `PATCH` and `DELETE /pets/{petId}` read; every other header is allowed and ignored. */
-export const PetChangeHeaders = Type.Object({
-  'if-match': Type.Optional(
-    Type.String({
-      minLength: 1,
-      maxLength: 1024,
-      description:
-        'The ETag of the animal as the client last read it (from `GET /pets/{petId}`, a list, or an earlier ' +
-        'change): the change is made only if the animal is still as that, else 412 `precondition_failed`. ' +
-        'Without it, the last write wins. For example `"1b2k9x0q7f3d"`',
-    }),
-  ),
-})
+/**
+ * The headers a change reads: `If-Match`, described by `description`
+ * (whose ETag it names, and from where); every other header is allowed and
+ * ignored. No example: Swagger UI would fill it in and make every change a
+ * 412 (the description shows one).
+ */
+export function ifMatchHeaders(description: string) {
+  return Type.Object({
+    'if-match': Type.Optional(
+      Type.String({ minLength: 1, maxLength: 1024, description: `${description} For example \`"1b2k9x0q7f3d"\`` }),
+    ),
+  })
+}
+
+/** Headers `PATCH` and `DELETE /pets/{petId}` read. */
+export const PetChangeHeaders = ifMatchHeaders(
+  'The ETag of the animal as the client last read it (from `GET /pets/{petId}`, a list, or an earlier ' +
+    'change): the change is made only if the animal is still as that, else 412 `precondition_failed`. ' +
+    'Without it, the last write wins.',
+)
 
 /** What `GET /store/inventory` answers: how many animals have each status. */
 export const Inventory = Type.Object(

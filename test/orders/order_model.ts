@@ -1,5 +1,5 @@
 import { expect } from 'bun:test'
-import type { Send } from '../pets/pet_model'
+import { random, type Send } from '../pets/pet_model'
 
 /**
  * A plain model of a store that sells: a small pool of pets and the orders
@@ -39,23 +39,6 @@ const PET_MOVES: Record<PetStatus, PetStatus[]> = {
   available: ['pending', 'sold'],
   pending: ['available', 'sold'],
   sold: [],
-}
-
-/** A PRNG with a seed (mulberry32), so a failing run can be replayed. */
-function random(seed: number) {
-  let state = seed >>> 0
-  const next = () => {
-    state = (state + 0x6d2b79f5) >>> 0
-    let t = state
-    t = Math.imul(t ^ (t >>> 15), t | 1)
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61)
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296
-  }
-  return {
-    below: (n: number) => Math.floor(next() * n),
-    chance: (p: number) => next() < p,
-    pick: <T>(items: readonly T[]) => items[Math.floor(next() * items.length)] as T,
-  }
 }
 
 /** What the driver did, for the failure message and the closing figures. */

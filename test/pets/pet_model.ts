@@ -28,7 +28,7 @@ const LIMITS = [1, 2, 3, 5, 20, 100]
 const BASE = 'http://localhost'
 
 /** A PRNG with a seed (mulberry32), so a failing run can be replayed. */
-function random(seed: number) {
+export function random(seed: number) {
   let state = seed >>> 0
   const next = () => {
     state = (state + 0x6d2b79f5) >>> 0
