@@ -60,3 +60,41 @@ describeEachStore("Elysia's defaults are overridden", () => {
     expect(await json(await call('GET', '/v1/pets?limit=1&limit=2'))).toHaveLength(2)
   })
 })
+
+describeEachStore('one rule for unknown query parameters under /v1', () => {
+  test('every operation of the document refuses one with 400 naming it, and does nothing', async () => {
+    const { call } = await makeTestApp()
+    expect((await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })).status).toBe(201)
+    expect((await call('POST', '/v1/store/orders', { body: { petId: 1 } })).status).toBe(201)
+    const requests: [string, string, unknown?][] = [
+      ['GET', '/v1/pets'],
+      ['POST', '/v1/pets', { name: 'Tom', categoryId: 1 }],
+      ['GET', '/v1/pets/1'],
+      ['PATCH', '/v1/pets/1', { name: 'Max' }],
+      ['DELETE', '/v1/pets/1'],
+      ['GET', '/v1/store/inventory'],
+      ['POST', '/v1/store/orders', { petId: 1 }],
+      ['GET', '/v1/store/orders'],
+      ['GET', '/v1/store/orders/1'],
+      ['PATCH', '/v1/store/orders/1', { status: 'cancelled' }],
+      ['GET', '/v1/rate_limit'],
+    ]
+    // Every operation the document lists is here, so a new one cannot slip by.
+    const document = await json(await call('GET', '/openapi.json'))
+    const operations = Object.values(document.paths).flatMap((item) => Object.keys(item as object))
+    expect(requests).toHaveLength(operations.length)
+    for (const [method, path, body] of requests) {
+      const refused = await call(method, `${path}?colour=red`, { body })
+      const error = await expectError(refused, 400, 'invalid_request')
+      expect({ method, path, message: error.message }).toEqual({
+        method,
+        path,
+        message: expect.stringContaining('"colour"'),
+      })
+    }
+    expect(await json(await call('GET', '/v1/pets'))).toEqual([
+      { id: 1, name: 'Rex', categoryId: 1, status: 'pending' },
+    ])
+    expect(await json(await call('GET', '/v1/store/orders'))).toMatchObject([{ id: 1, status: 'placed' }])
+  })
+})

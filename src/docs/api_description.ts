@@ -104,7 +104,8 @@ ${DEFAULT_LIMIT}), \`status\` filters, \`after\` is the last id already seen. Wh
 answer carries \`Link: <.../v1/pets?limit=20&after=20>; rel="next"\` (RFC 8288), keeping \`limit\` and
 \`status\`: follow it until there is none. Paging is by key, so page 10,000 costs what page 1 costs.
 Integers in the query and the path are plain decimal digits (\`1.5\`, \`0x10\`, \`+5\` are 400). An
-unknown query parameter is a 400 naming it, so \`?staus=sold\` never returns an unfiltered list; a
+unknown query parameter is a 400 naming it, on every operation (those that take none included), so
+\`?staus=sold\` never returns an unfiltered list; a
 repeated one counts with its last value. A page of 1 KiB or more comes compressed (brotli or gzip) when
 \`Accept-Encoding\` asks for it, with \`Vary: Accept-Encoding\` and an \`ETag\` of its own. Pages on other
 origins can call the API when the service's \`CORS_ORIGINS\` names them.

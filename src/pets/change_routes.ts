@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { integerFromText } from '../http/integer_text'
 import { parseMergePatchBody } from '../http/json_body'
+import { NoQuery } from '../http/no_query'
 import { API_PREFIX } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
 import {
@@ -15,7 +16,7 @@ import {
   sendTagged,
 } from './answers'
 import { DELETE_PET, GET_INVENTORY, UPDATE_PET } from './operations'
-import { NoQuery, PetChangeHeaders, PetIdParams, PetPatch } from './schema'
+import { PetChangeHeaders, PetIdParams, PetPatch } from './schema'
 import type { PetStore } from './store'
 
 /** What the routes that change pets need. */

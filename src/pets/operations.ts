@@ -90,7 +90,7 @@ export const GET_PET: DocumentDecoration = {
     200: jsonResponse('The animal', ref('schemas', 'Pet'), { ...GET_PET_HEADERS, ETag: header('ETag') }, PET_EXAMPLE),
     304: responseWithHeaders('NotModified', GET_PET_HEADERS),
     400: errorResponse(['invalid_request'], {
-      description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1',
+      description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1, or a query parameter was sent',
       example: `"petId" must be an integer from 1 to ${MAX_ID}`,
       headers: GET_PET_HEADERS,
     }),

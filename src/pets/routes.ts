@@ -7,6 +7,7 @@ import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
+import { NoQuery } from '../http/no_query'
 import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
@@ -94,6 +95,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
         parse: parseJsonBody,
         body: NewPet,
         headers: IdempotencyKeyHeaders,
+        query: NoQuery,
         detail: CREATE_PET,
       },
     )
@@ -106,6 +108,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       },
       {
         params: PetIdParams,
+        query: NoQuery,
         detail: GET_PET,
         // The deprecation headers come from getPetDeprecation, which runs before the guard.
         transform({ params }) {

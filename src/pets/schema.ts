@@ -123,9 +123,6 @@ export const PetPatch = Type.Object(
 )
 export type PetPatch = Static<typeof PetPatch>
 
-/** The query of an operation that takes no parameters: any one is refused, naming it. */
-export const NoQuery = Type.Object({}, { additionalProperties: false })
-
 /**
  * The headers a change reads: `If-Match`, described by `description`
  * (whose ETag it names, and from where); every other header is allowed and

@@ -1,7 +1,8 @@
 import { Elysia } from 'elysia'
 import type { Callers } from '../http/callers'
+import { NoQuery } from '../http/no_query'
 import { API_PREFIX } from '../http/url'
-import { jsonResponse, operationResponses, ref } from '../openapi/responses'
+import { jsonResponse, operationResponses, ref, response } from '../openapi/responses'
 import { quotaStatus } from './decision'
 import type { QuotaReadings } from './quota_readings'
 import { RATE_LIMIT_STATUS_EXAMPLE } from './schema'
@@ -35,6 +36,7 @@ export function rateLimitRoutes({ callers, readings }: RateLimitRoutesOptions) {
       return { plan: key.plan, ...quotaStatus(reading.usage, key, reading.at) }
     },
     {
+      query: NoQuery,
       detail: {
         operationId: 'getRateLimit',
         summary: "Check the key's quota, free",
@@ -44,6 +46,7 @@ export function rateLimitRoutes({ callers, readings }: RateLimitRoutesOptions) {
         tags: ['rate limits'],
         responses: operationResponses({
           200: jsonResponse("The key's quota", ref('schemas', 'RateLimitStatus'), {}, RATE_LIMIT_STATUS_EXAMPLE),
+          400: response('InvalidRequest'),
         }),
       },
     },
