@@ -1,6 +1,7 @@
 import type { Server } from 'bun'
 import { Elysia } from 'elysia'
 import { type HealthChecks, healthRoutes } from '../health/routes'
+import { errorBody } from '../http/errors'
 import { listenError } from '../http/listener'
 import type { ServiceMetrics } from './metrics'
 
@@ -26,6 +27,12 @@ export function startAdminListener({ host, port, metrics, health }: AdminListene
       return new Response(text, { headers: { 'content-type': contentType, 'cache-control': 'no-store' } })
     })
     .use(healthRoutes(health))
+    // Anything else is the API's JSON Error, not Elysia's text.
+    .onError(({ code, set }) => {
+      if (code !== 'NOT_FOUND') return undefined
+      set.status = 404
+      return errorBody('not_found', 'The admin listener serves GET /metrics and GET /health only')
+    })
   try {
     return Bun.serve({ port, hostname: host, reusePort: false, fetch: (request) => app.fetch(request) })
   } catch (error) {

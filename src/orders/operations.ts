@@ -6,6 +6,7 @@ import { errorResponse, header, jsonResponse, operationResponses, ref, response 
 import { petNotFound } from '../pets/answers'
 import { IDEMPOTENCY_KEY_REUSED } from '../pets/idempotency'
 import { EXPERIMENTAL } from '../pets/operations'
+import { MAX_LIMIT } from '../pets/schema'
 import { orderChanged, orderInvalidTransition, orderNotFound, petNotAvailable } from './answers'
 import type { Order } from './schema'
 
@@ -82,7 +83,7 @@ export const LIST_ORDERS: DocumentDecoration = {
   responses: operationResponses({
     200: jsonResponse(
       'A page of orders in ascending id order',
-      { type: 'array', items: ref('schemas', 'Order') },
+      { type: 'array', items: ref('schemas', 'Order'), maxItems: MAX_LIMIT },
       { Link: header('NextOrdersLink'), ETag: header('ETag') },
       [ORDER_EXAMPLE],
     ),

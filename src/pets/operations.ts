@@ -15,7 +15,7 @@ import {
 import { invalidTransition, petChanged, petHasOrders, petNotFound } from './answers'
 import { GET_PET_SUNSET } from './deprecation'
 import { IDEMPOTENCY_KEY_REUSED } from './idempotency'
-import { MAX_ID, type Pet } from './schema'
+import { MAX_ID, MAX_LIMIT, type Pet } from './schema'
 
 /** One animal as the examples of the document show it. */
 const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
@@ -43,7 +43,7 @@ export const LIST_PETS: DocumentDecoration = {
   responses: operationResponses({
     200: jsonResponse(
       'A page of animals in ascending id order',
-      { type: 'array', items: ref('schemas', 'Pet') },
+      { type: 'array', items: ref('schemas', 'Pet'), maxItems: MAX_LIMIT },
       { Link: header('NextLink'), ETag: header('ETag') },
       [PET_EXAMPLE, { id: 43, name: 'Tom', categoryId: 2, status: 'sold' }],
     ),
@@ -97,6 +97,8 @@ export const GET_PET: DocumentDecoration = {
     401: responseWithHeaders('Unauthorized', GET_PET_HEADERS),
     404: errorResponse(['not_found'], { ...NOT_FOUND, headers: GET_PET_HEADERS }),
     429: responseWithHeaders('TooManyRequests', GET_PET_HEADERS),
+    500: responseWithHeaders('InternalError', GET_PET_HEADERS),
+    503: responseWithHeaders('Unavailable', GET_PET_HEADERS),
   }),
 }
 

@@ -1,4 +1,5 @@
 import { type Static, Type } from '@sinclair/typebox'
+import { PLANS, type Plan } from '../keys/plans'
 
 /** A window of the quota check's answer, with its window's part of the example. */
 function windowQuota(name: string, { limit, used, reset, remaining }: WindowExample) {
@@ -26,7 +27,12 @@ export const RATE_LIMIT_STATUS_EXAMPLE = {
 /** What `GET /v1/rate_limit` answers: the key's plan, both windows and any ban, counting nothing. */
 export const RateLimitStatus = Type.Object(
   {
-    plan: Type.String({ description: 'The plan of the key', examples: ['free'] }),
+    plan: Type.Unsafe<Plan>({
+      type: 'string',
+      enum: [...PLANS],
+      description: 'The plan of the key, which sets its limits',
+      examples: ['free'],
+    }),
     minute: windowQuota('minute', RATE_LIMIT_STATUS_EXAMPLE.minute),
     day: windowQuota('day', RATE_LIMIT_STATUS_EXAMPLE.day),
     bannedUntil: Type.Unsafe<number | null>({

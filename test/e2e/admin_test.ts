@@ -35,6 +35,25 @@ describe('the admin listener (ADMIN_PORT)', () => {
     expect(samples.get('animal_store_rate_limit_subjects{kind="key"}')).toBe(1)
     expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(0)
     expect(await (await fetch(`${admin}/health`)).json()).toEqual({ status: 'ok' })
+    // Any other path or method is the API's JSON Error.
+    for (const [method, path] of [
+      ['GET', '/nowhere'],
+      ['POST', '/metrics'],
+      ['GET', '/v1/pets'],
+    ]) {
+      const missing = await fetch(`${admin}${path}`, { method })
+      expect({ method, path, status: missing.status, type: missing.headers.get('content-type') }).toEqual({
+        method,
+        path,
+        status: 404,
+        type: expect.stringMatching(/^application\/json/),
+      })
+      expect(await missing.json()).toEqual({
+        code: 'not_found',
+        message: 'The admin listener serves GET /metrics and GET /health only',
+        status: 404,
+      })
+    }
     // Nothing of the admin listener is on the public port.
     expect((await fetch(`${server.url}/metrics`)).status).toBe(404)
     // The scrape itself is not counted as an API request.

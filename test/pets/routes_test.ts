@@ -1,5 +1,7 @@
 import { describe, expect, test } from 'bun:test'
+import { StoreUnavailableError } from '../../src/db/store_unavailable'
 import { GET_PET_DEPRECATED, GET_PET_SUNSET } from '../../src/pets/deprecation'
+import type { PetStore } from '../../src/pets/store'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BASE, describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
 
@@ -505,6 +507,26 @@ describeEachStore('GET /v1/pets/{petId}', () => {
     const response = await call('GET', '/v1/pets/1/')
     expectDeprecation(response)
     await expectError(response, 429, 'rate_limit_exceeded')
+  })
+
+  test.each([
+    ['503 when the database does not answer', new StoreUnavailableError('down'), 503, 'unavailable'],
+    ['500 when something unexpected fails', new Error('a bug'), 500, 'internal_error'],
+  ])('answers a %s with the deprecation headers too', async (_, failure, status, code) => {
+    const failing = () => Promise.reject(failure)
+    const pets: PetStore = {
+      list: failing,
+      create: failing,
+      get: failing,
+      update: failing,
+      delete: failing,
+      inventory: failing,
+      answers: () => true,
+    }
+    const { call } = await makeTestApp({ pets })
+    const response = await call('GET', '/v1/pets/1')
+    expectDeprecation(response)
+    await expectError(response, status, code)
   })
 
   test('builds the links on PUBLIC_URL when it is set', async () => {
