@@ -67,8 +67,9 @@ export async function startService(
       ? keepLimiterState(limiter, stores.limiterState, { clock: Date.now, logger })
       : undefined
   const lastUse = new LastUseRecorder(stores.keys, logger)
-  const health = healthChecks(stores.pets, limiter)
   const listener = new Listener(config, tls)
+  // Readiness turns to 503 the moment the stop begins, while the listener still answers.
+  const health = healthChecks(stores.pets, limiter, () => listener.draining)
   let admin: Server<undefined> | undefined
   const release = async () => {
     admin?.stop(true)
@@ -111,7 +112,8 @@ export async function startService(
   const adminUrl = admin === undefined ? undefined : urlOf(admin, 'http')
   const backends = `database ${stores.description}; rate limits ${config.redisUrl ? 'in Redis' : 'in memory'}`
   say(`Animal Store listening on ${listener.url} (${backends})`)
-  if (adminUrl !== undefined) say(`Admin listener on ${adminUrl}: /metrics (Prometheus) and /health`)
+  if (adminUrl !== undefined)
+    say(`Admin listener on ${adminUrl}: /metrics (Prometheus) and /health (with /live and /ready)`)
   if (!process.execArgv.some((arg) => arg.startsWith('--max-http-header-size')))
     say(
       `Note: started without ${BUN_HEAD_SIZE_FLAG}: request heads over ${kib(BUN_DEFAULT_HEAD_BYTES)} get Bun's bare 431, not the JSON one`,

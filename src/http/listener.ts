@@ -82,6 +82,11 @@ export class Listener {
     previous.stop().catch(() => {})
   }
 
+  /** Whether `stop` has begun: the listener still answers, with `Connection: close`, for DRAIN_MS. */
+  get draining(): boolean {
+    return this.#draining
+  }
+
   /**
    * Answers with `Connection: close` for DRAIN_MS, so no client reuses a
    * connection the stop is about to close, then stops taking connections and

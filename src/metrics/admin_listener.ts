@@ -31,7 +31,10 @@ export function startAdminListener({ host, port, metrics, health }: AdminListene
     .onError(({ code, set }) => {
       if (code !== 'NOT_FOUND') return undefined
       set.status = 404
-      return errorBody('not_found', 'The admin listener serves GET /metrics and GET /health only')
+      return errorBody(
+        'not_found',
+        'The admin listener serves GET /metrics, GET /health, GET /health/live and GET /health/ready only',
+      )
     })
   try {
     return Bun.serve({ port, hostname: host, reusePort: false, fetch: (request) => app.fetch(request) })

@@ -35,6 +35,8 @@ describe('the admin listener (ADMIN_PORT)', () => {
     expect(samples.get('animal_store_rate_limit_subjects{kind="key"}')).toBe(1)
     expect(samples.get('process_resident_memory_bytes')).toBeGreaterThan(0)
     expect(await (await fetch(`${admin}/health`)).json()).toEqual({ status: 'ok' })
+    expect((await fetch(`${admin}/health/live`)).status).toBe(200)
+    expect((await fetch(`${admin}/health/ready`)).status).toBe(200)
     // Any other path or method is the API's JSON Error.
     for (const [method, path] of [
       ['GET', '/nowhere'],
@@ -50,7 +52,7 @@ describe('the admin listener (ADMIN_PORT)', () => {
       })
       expect(await missing.json()).toEqual({
         code: 'not_found',
-        message: 'The admin listener serves GET /metrics and GET /health only',
+        message: 'The admin listener serves GET /metrics, GET /health, GET /health/live and GET /health/ready only',
         status: 404,
       })
     }

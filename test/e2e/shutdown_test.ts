@@ -53,6 +53,31 @@ describe('SIGTERM', () => {
   })
 })
 
+describe('the probes while stopping', () => {
+  test('from SIGTERM on, /health/ready is 503 while /health/live and the API still answer, with Connection: close', async () => {
+    const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-ready-')
+    try {
+      expect((await fetch(`${server.url}/health/ready`)).status).toBe(200)
+      server.proc.kill('SIGTERM')
+      await eventually(async () => server.stderr().includes('SIGTERM: finishing in-flight requests'), true, 2000)
+      // Within the drain (half a second) the listener still answers.
+      const [ready, live, list] = await Promise.all([
+        fetch(`${server.url}/health/ready`),
+        fetch(`${server.url}/health/live`),
+        fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } }),
+      ])
+      expect(ready.status).toBe(503)
+      expect(((await ready.json()) as { message: string }).message).toBe('The service is stopping')
+      expect(live.status).toBe(200)
+      expect(list.status).toBe(200)
+      expect(ready.headers.get('connection')).toBe('close')
+      expect(await server.proc.exited).toBe(0)
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
 describe('SIGINT', () => {
   test('stops the server the same way, with exit 0', async () => {
     const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-sigint-')
