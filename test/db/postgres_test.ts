@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
 import { SQL } from 'bun'
 import { migratePostgres, openPostgres, redactedUrl } from '../../src/db/postgres'
 import { postgresMigrations } from '../../src/db/postgres_migrations'
@@ -29,6 +30,35 @@ async function version11Database(count: number): Promise<[SQL, ...SQL[]]> {
 }
 
 describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
+  test("docs/operations.md's commands make a role and database the service migrates and serves from", async () => {
+    const docs = await Bun.file(join(import.meta.dir, '../../docs/operations.md')).text()
+    const block = /psql -v ON_ERROR_STOP=1 <<'SQL'\n([\s\S]*?)\nSQL/.exec(docs)?.[1]
+    expect(block).toContain('CREATE ROLE animal LOGIN')
+    const role = uniqueName('role')
+    const database = uniqueName('db')
+    const admin = new SQL(TEST_DATABASE_URL!, { max: 1 })
+    cleanups.push(async () => {
+      await admin.unsafe(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`)
+      await admin.unsafe(`DROP ROLE IF EXISTS ${role}`)
+      await admin.close()
+    })
+    // The statements as written, one at a time (CREATE DATABASE cannot run in a transaction block), under names of this test.
+    for (const statement of block!
+      .split(';')
+      .map((text) => text.trim())
+      .filter(Boolean))
+      await admin.unsafe(statement.replace(/\banimal_store\b/, database).replace(/\banimal\b/, role))
+    const url = new URL(TEST_DATABASE_URL!)
+    url.username = role
+    url.password = 'secret'
+    url.pathname = `/${database}`
+    const sql = await openPostgres(url.toString(), { max: 1 })
+    cleanups.push(() => sql.close())
+    const pets = new PostgresPetStore(sql)
+    expect(await pets.create({ name: 'Rex', categoryId: 1 })).toMatchObject({ kind: 'created' })
+    expect(await pets.inventory()).toEqual({ available: 1, pending: 0, sold: 0 })
+  })
+
   test('migrations apply once, also when three instances start together', async () => {
     const schema = uniqueName('test')
     cleanups.push(() => dropSchema(schema))
