@@ -41,7 +41,8 @@ export const API_DESCRIPTION = `Manages the animals held in a store.
    \`animal-store keys create --plan free --name NAME\` (from the source tree:
    \`npm run keys -- create --plan free --name NAME\`); the first start on an empty database prints one
    Free key on its own.
-2. Press **Authorize** below, paste the key, and close the dialog.
+2. Press **Authorize** below, paste the key, and close the dialog. The key stays in this page only: nothing
+   keeps it in the browser, so a reload or a new tab asks for it again.
 3. Open an operation, press **Try it out**, then **Execute**.
 
 ## Keys

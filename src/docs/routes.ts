@@ -48,13 +48,16 @@ function docsPage(version: (asset: StaticAsset) => string): string {
 
 // Served as a file, not inline, so the page's Content-Security-Policy needs no 'unsafe-inline' for scripts.
 // The document's URL is relative to the page, as the page's own are.
-const INIT_SCRIPT = `window.ui = SwaggerUIBundle({
+// The key stays in the page's memory only (persistAuthorization off): Swagger UI would keep it in
+// localStorage for good, readable by anything on the origin. A key an older page left there is removed.
+const INIT_SCRIPT = `try { window.localStorage.removeItem('authorized') } catch (e) {}
+window.ui = SwaggerUIBundle({
   url: 'openapi.json',
   dom_id: '#swagger-ui',
   validatorUrl: null,
   deepLinking: true,
   displayOperationId: true,
-  persistAuthorization: true,
+  persistAuthorization: false,
   displayRequestDuration: true
 })
 `

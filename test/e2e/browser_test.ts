@@ -116,11 +116,28 @@ describe.skipIf(!hasChromium)('Swagger UI in a real browser', () => {
     const create = page.locator('#operations-pets-createPet')
     await create.locator('.opblock-summary').click()
     await create.locator('.try-out__btn').click()
+    // Idempotency-Key starts empty, so Execute twice makes two animals, not one replayed.
+    expect(await create.locator('tr[data-param-name="Idempotency-Key"] input').inputValue()).toBe('')
     await create.locator('textarea.body-param__text').fill('{"name":"Pickle","categoryId":2}')
-    await create.locator('.execute').click()
+    const createdIds: number[] = []
+    for (let i = 0; i < 2; i++) {
+      const answered = page.waitForResponse(
+        (response) => response.url().endsWith('/v1/pets') && response.request().method() === 'POST',
+      )
+      await create.locator('.execute').click()
+      const response = await answered
+      expect(response.status()).toBe(201)
+      expect(response.headers()['idempotent-replayed']).toBeUndefined()
+      createdIds.push(((await response.json()) as { id: number }).id)
+    }
+    expect(new Set(createdIds).size).toBe(2)
     const createStatus = create.locator('.live-responses-table .response .response-col_status').first()
     await createStatus.waitFor({ timeout: 15_000 })
     expect((await createStatus.innerText()).trim()).toBe('201')
+    // The key is in the page only: nothing in the browser's storage, and a reload asks for it again.
+    expect(await page.evaluate(() => JSON.stringify({ ...localStorage }))).not.toContain(secret)
+    expect(await page.evaluate(() => JSON.stringify({ ...sessionStorage }))).not.toContain(secret)
+    expect(await page.locator('.information-container').innerText()).toContain('The key stays in this page only')
 
     await list.screenshot({ path: join(RESULTS, 'swagger-ui-list-pets.jpg'), quality: 80 })
     expect(outside).toEqual([])
