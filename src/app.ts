@@ -7,6 +7,7 @@ import { type HealthChecks, healthChecks, healthRoutes } from './health/routes'
 import { allowedMethods } from './http/allowed_methods'
 import { browserSafety } from './http/browser_safety'
 import { Callers } from './http/callers'
+import { clientAddress } from './http/client_address'
 import { cors } from './http/cors'
 import { errorMapper } from './http/error_mapper'
 import { everyResponse, type ResponseStep } from './http/every_response'
@@ -91,6 +92,8 @@ export function createApp(deps: AppDeps) {
           if (decision.refusal !== undefined) metrics.refused(decision.refusal)
         })
   const settleQuota = quotaSettlement({ limiter, callers, clock })
+  const trustProxy = deps.trustProxy ?? false
+  const socketAddress = deps.socketAddress ?? ((request: Request) => app.server?.requestIP(request)?.address)
   const faults = new FaultLog(logger, clock)
   // `keys unban`, seen through the key store's change notice: the key's quota starts afresh here.
   deps.keys.onQuotaReset((key) => {
@@ -106,7 +109,11 @@ export function createApp(deps: AppDeps) {
         everyResponse('every-response', [
           ...(metrics === undefined ? [] : [requestMetrics(metrics) as ResponseStep]),
           browserSafety({ https: deps.https === true }) as ResponseStep,
-          requestLog({ logger, callers }) as ResponseStep,
+          requestLog({
+            logger,
+            callers,
+            clientOf: (request) => clientAddress(request, socketAddress(request), trustProxy),
+          }) as ResponseStep,
         ]),
       )
       .use(
@@ -129,9 +136,9 @@ export function createApp(deps: AppDeps) {
           keys: deps.keys,
           limiter,
           clock,
-          trustProxy: deps.trustProxy ?? false,
+          trustProxy,
           ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
-          socketAddress: deps.socketAddress ?? ((request) => app.server?.requestIP(request)?.address),
+          socketAddress,
           lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
           quotaReadings,
         }),

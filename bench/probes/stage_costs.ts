@@ -24,6 +24,7 @@ import { sqliteStores } from '../../src/backends'
 import { openDatabase } from '../../src/db/sqlite'
 import { browserSafety } from '../../src/http/browser_safety'
 import { Callers } from '../../src/http/callers'
+import { clientAddress } from '../../src/http/client_address'
 import { entityTag } from '../../src/http/conditional'
 import { requestLog } from '../../src/http/request_log'
 import { createLogger } from '../../src/log'
@@ -106,8 +107,10 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
   const callers = new Callers()
   // The steps of the wrap around every response (http/every_response.ts), each on an answer without its headers.
   const safetyStep = browserSafety({ https: false })
-  const idStep = requestLog({ logger: createLogger('warn', () => {}), callers })
-  const logStep = requestLog({ logger: createLogger('info', () => {}), callers })
+  // The address each line names, as the app reads it (a socket peer, TRUST_PROXY off).
+  const clientOf = (request: Request) => clientAddress(request, '127.0.0.1', false)
+  const idStep = requestLog({ logger: createLogger('warn', () => {}), callers, clientOf })
+  const logStep = requestLog({ logger: createLogger('info', () => {}), callers, clientOf })
   const bare = Object.fromEntries(
     recorded.headers.filter(([name]) => !['x-request-id', 'x-content-type-options', 'cache-control'].includes(name)),
   )

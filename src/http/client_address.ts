@@ -90,3 +90,27 @@ function ipv6Groups(address: string): number[] {
   const tail = parse(address.slice(gap + 2))
   return [...head, ...new Array(8 - head.length - tail.length).fill(0), ...tail]
 }
+
+/** An address as people write it: IPv4 dotted, IPv6 in RFC 5952's form (lower case, the longest run of zero groups as `::`). */
+export function addressText(address: ClientAddress): string {
+  if (address.version === 4) {
+    const { value } = address
+    return [value >>> 24, (value >>> 16) & 255, (value >>> 8) & 255, value & 255].join('.')
+  }
+  const { groups } = address
+  let start = -1
+  let length = 0
+  for (let i = 0; i < 8; ) {
+    if (groups[i] !== 0) {
+      i++
+      continue
+    }
+    let end = i
+    while (end < 8 && groups[end] === 0) end++
+    if (end - i > length && end - i > 1) [start, length] = [i, end - i]
+    i = end
+  }
+  const hex = (part: number[]) => part.map((group) => group.toString(16)).join(':')
+  if (start === -1) return hex(groups)
+  return `${hex(groups.slice(0, start))}::${hex(groups.slice(start + length))}`
+}

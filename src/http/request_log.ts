@@ -1,6 +1,7 @@
-import { containsApiKey } from '../key_shape'
+import { containsApiKey, redactApiKeys } from '../key_shape'
 import type { Logger } from '../log'
 import type { Callers } from './callers'
+import { addressText, type ClientAddress } from './client_address'
 import type { ResponseStep } from './every_response'
 import { pathOf } from './url'
 
@@ -18,11 +19,32 @@ function requestIdFor(header: string | null): string {
     : ID_PREFIX + (++issued).toString(36)
 }
 
+/** The longest User-Agent a request line keeps; the rest is cut, and said to be. */
+export const MAX_LOGGED_USER_AGENT = 256
+
+/**
+ * A User-Agent as a request line keeps it: control characters (C0, DEL, C1)
+ * and the Unicode line separators written as `\u` escapes, so a line cannot
+ * be forged or broken, at most MAX_LOGGED_USER_AGENT characters, and any
+ * key-shaped text redacted.
+ */
+export function loggedUserAgent(header: string | null): string | undefined {
+  if (header === null) return undefined
+  const cut = header.length > MAX_LOGGED_USER_AGENT ? `${header.slice(0, MAX_LOGGED_USER_AGENT)}…(cut)` : header
+  const escaped = cut.replace(
+    /[\p{Cc}\u2028\u2029]/gu,
+    (char) => `\\u${char.charCodeAt(0).toString(16).padStart(4, '0')}`,
+  )
+  return redactApiKeys(escaped)
+}
+
 /** What the request log needs. */
 export interface RequestLogOptions {
   logger: Logger
   /** Which key each request authenticated with, as the guard noted it. */
   callers: Callers
+  /** The address a request is counted under (the guard's rule: TRUST_PROXY's first hop, else the socket's peer). */
+  clientOf: (request: Request) => ClientAddress | undefined
 }
 
 /**
@@ -33,6 +55,7 @@ export interface RequestLogOptions {
 export function requestLog({
   logger,
   callers,
+  clientOf,
 }: RequestLogOptions): ResponseStep<{ started: number; requestId: string }> {
   const logging = logger.enabled('info')
   return {
@@ -50,8 +73,14 @@ export function requestLog({
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         requestId,
         keyId: callers.keyIdOf(request),
+        client: clientText(clientOf(request)),
+        userAgent: loggedUserAgent(request.headers.get('user-agent')),
       })
       return response
     },
   }
+}
+
+function clientText(address: ClientAddress | undefined): string | undefined {
+  return address === undefined ? undefined : addressText(address)
 }

@@ -1,5 +1,5 @@
 import { describe, expect, test } from 'bun:test'
-import { clientAddress, parseAddress } from '../../src/http/client_address'
+import { addressText, clientAddress, parseAddress } from '../../src/http/client_address'
 
 describe('parseAddress', () => {
   test.each([
@@ -67,5 +67,23 @@ describe('clientAddress', () => {
   test('falls back to the peer when the first hop is not an address, and is undefined without one', () => {
     expect(clientAddress(request('nonsense'), '::ffff:10.0.0.1', true)).toEqual({ version: 4, value: 0x0a000001 })
     expect(clientAddress(request(), undefined, true)).toBeUndefined()
+  })
+})
+
+describe('addressText', () => {
+  test.each([
+    ['203.0.113.7', '203.0.113.7'],
+    ['0.0.0.0', '0.0.0.0'],
+    ['255.255.255.255', '255.255.255.255'],
+    ['::ffff:9.8.7.6', '9.8.7.6'],
+    ['2001:DB8:0:0:0:0:0:1', '2001:db8::1'],
+    ['2001:db8:0:0:1:0:0:1', '2001:db8::1:0:0:1'],
+    ['2001:db8:0:1:1:1:1:1', '2001:db8:0:1:1:1:1:1'],
+    ['::', '::'],
+    ['::1', '::1'],
+    ['fe80::1%eth0', 'fe80::1'],
+    ['1:0:0:2:0:0:0:3', '1:0:0:2::3'],
+  ])('writes %s as %s (RFC 5952 for IPv6)', (text, expected) => {
+    expect(addressText(parseAddress(text)!)).toBe(expected)
   })
 })

@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { MAX_LOGGED_USER_AGENT } from '../../src/http/request_log'
 import { hashApiKey } from '../../src/keys/api_key'
 import { createLogger } from '../../src/log'
 import { describeEachStore, FREE, makeTestApp } from '../helpers'
@@ -90,5 +91,31 @@ describe('createLogger', () => {
       { time: expect.any(String), level: 'warn', msg: 'yes', a: 1 },
       { time: expect.any(String), level: 'error', msg: 'also' },
     ])
+  })
+})
+
+describe('the request line names the client', () => {
+  test('by the address it was counted under: the socket peer, or with TRUST_PROXY the first forwarded hop', async () => {
+    const peer = await makeTestApp({ socketAddress: () => '203.0.113.7' })
+    await peer.call('GET', '/v1/pets', { headers: { 'x-forwarded-for': '198.51.100.1' } })
+    expect(peer.logs.at(-1)).toMatchObject({ client: '203.0.113.7' })
+    const proxied = await makeTestApp({ socketAddress: () => '10.0.0.2', trustProxy: true })
+    await proxied.call('GET', '/v1/pets', { headers: { 'x-forwarded-for': '[2001:DB8:0:0:0:0:0:1]:443, 10.0.0.9' } })
+    expect(proxied.logs.at(-1)).toMatchObject({ client: '2001:db8::1' })
+  })
+
+  test('and its User-Agent: bounded, control characters escaped, a key redacted', async () => {
+    const { call, logs, secret } = await makeTestApp()
+    const sent = async (userAgent: string) => {
+      await call('GET', '/v1/pets', { headers: { 'user-agent': userAgent } })
+      return logs.at(-1)!.userAgent
+    }
+    expect(await sent('curl/8.5.0')).toBe('curl/8.5.0')
+    // A header carries bytes (no CR, LF or NUL); the other controls and C1 come through, and are escaped.
+    expect(await sent('evil\u0001\u001b[31m\u007f\u0085x')).toBe('evil\\u0001\\u001b[31m\\u007f\\u0085x')
+    expect(await sent('x'.repeat(1000))).toBe(`${'x'.repeat(MAX_LOGGED_USER_AGENT)}…(cut)`)
+    const withKey = await sent(`tool/1 ${secret}`)
+    expect(withKey).not.toContain(secret)
+    expect(withKey).toStartWith('tool/1 ')
   })
 })
