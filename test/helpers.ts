@@ -153,17 +153,33 @@ export async function json(response: Response): Promise<any> {
   return response.json()
 }
 
-/** Asserts the shape every failure has and returns the body. */
-export async function expectError(
-  response: Response,
-  status: number,
-  code: string,
-): Promise<{ code: string; message: string; status: number }> {
-  const body = (await response.json()) as { code: string; message: string; status: number }
-  expect({ httpStatus: response.status, body }).toEqual({
+/** An Error body as the tests read it: `param` and `errors` when the failure points at fields. */
+export interface ErrorReply {
+  code: string
+  message: string
+  status: number
+  param?: string
+  errors?: { param: string; message: string }[]
+}
+
+/**
+ * Asserts the shape every failure has (code, message and status; `param` and
+ * `errors` only as the Error schema says) and returns the body.
+ */
+export async function expectError(response: Response, status: number, code: string): Promise<ErrorReply> {
+  const body = (await response.json()) as ErrorReply
+  const { param, errors, ...rest } = body
+  expect({ httpStatus: response.status, body: rest }).toEqual({
     httpStatus: status,
     body: { code, message: expect.any(String), status },
   })
+  if (param !== undefined) expect(typeof param).toBe('string')
+  if (errors !== undefined) {
+    expect(errors.length).toBeGreaterThan(0)
+    for (const error of errors) expect(error).toEqual({ param: expect.any(String), message: expect.any(String) })
+    // The first violation is the one the message and param name.
+    expect(errors[0]).toEqual({ param: param as string, message: body.message })
+  }
   expect(response.headers.get('content-type')).toStartWith('application/json')
   return body
 }

@@ -33,6 +33,9 @@ export function challenge(authorization: string | null, expired = false): string
   return `${WWW_AUTHENTICATE}, error="${error}", error_description="${description}"`
 }
 
+/** Where a 401 points: the header that lacks a valid key. */
+const AT_AUTHORIZATION = { param: 'Authorization' }
+
 /** The methods a read-only key may use: those that never write. */
 const READ_METHODS = new Set(['GET', 'HEAD', 'OPTIONS'])
 
@@ -43,6 +46,7 @@ function refuseWrite(set: { status?: number | string; headers: Record<string, un
     set,
     'insufficient_scope',
     'This API key is read-only: it may list and get animals, not create, change or delete them; use a read-write key',
+    { param: 'Authorization' },
   )
 }
 
@@ -127,7 +131,7 @@ export function apiGuard({
         }
         if (refusal !== undefined) return refusal
         set.headers['www-authenticate'] = challenge(authorization, expired)
-        return refuse(set, 'unauthorized', refusalReason(authorization, expired))
+        return refuse(set, 'unauthorized', refusalReason(authorization, expired), AT_AUTHORIZATION)
       }
       return andThen(decision, finish)
     }

@@ -1,7 +1,7 @@
 import { toOpenAPISchema } from '@elysiajs/openapi'
 import type { AnyElysia } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { ErrorSchema } from '../http/errors'
+import { ErrorSchema, HttpError } from '../http/errors'
 import { API_PREFIX } from '../http/url'
 import { errorResponse, HEADERS, PARAMETERS, RESPONSES, ref, response, type SharedResponse } from '../openapi/responses'
 import { ORDER_REQUEST_BODIES } from '../orders/operations'
@@ -23,6 +23,15 @@ const GUARD_RESPONSES = {
   500: response('InternalError'),
   503: response('Unavailable'),
 }
+
+/** The shared 400's example: a validation that found two parameters at fault names both in `errors`. */
+const INVALID_LIST_QUERY = (() => {
+  const errors = [
+    { param: 'limit', message: `"limit" must be an integer from 1 to ${MAX_LIMIT}` },
+    { param: 'status', message: '"status" must be one of available, pending, sold' },
+  ]
+  return new HttpError('invalid_request', errors[0]!.message, { param: errors[0]!.param, errors })
+})()
 
 /** What only the document says; the rest comes from the routes. */
 export interface OpenApiOptions {
@@ -92,9 +101,7 @@ export function buildOpenApiDocument(app: AnyElysia, { baseUrl }: OpenApiOptions
       headers: HEADERS,
       parameters: PARAMETERS,
       responses: {
-        InvalidRequest: errorResponse(['invalid_request'], {
-          example: `"limit" must be an integer from 1 to ${MAX_LIMIT}`,
-        }),
+        InvalidRequest: errorResponse(['invalid_request'], { example: INVALID_LIST_QUERY }),
         ...RESPONSES,
       } satisfies Record<SharedResponse, unknown>,
     },

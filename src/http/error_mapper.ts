@@ -3,7 +3,7 @@ import { type Awaitable, andThen } from '../awaitable'
 import { StorageFaultError, StoreUnavailableError } from '../db/store_unavailable'
 import { type ErrorBody, errorBody, HttpError } from './errors'
 import { type ErrorContext, plainErrorHook } from './plain_hook'
-import { describeValidationError } from './validation_message'
+import { validationProblems } from './validation_message'
 
 /** How long a client waits before retrying after a storage fault: long enough for an operator's fix to land. */
 export const STORAGE_RETRY_AFTER_SECONDS = 5
@@ -39,7 +39,7 @@ export function errorMapper(options: ErrorMapperOptions) {
     const failure = toHttpError(code, error, path, options)
     set.status = failure.status
     if (failure.headers) Object.assign(set.headers, failure.headers)
-    const body = errorBody(failure.code, failure.message)
+    const body = errorBody(failure.code, failure.message, failure.pointer)
     return andThen(options.settle?.(request, set, failure.status), (instead) => instead ?? body)
   }
   // An error hook that reads as async makes Elysia compile every route as async, failing or not.
@@ -53,12 +53,14 @@ function toHttpError(code: string | number, error: unknown, path: string, option
     return new HttpError(
       'storage_unavailable',
       'The server cannot use its storage right now; nothing was written; retry shortly',
-      { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) },
+      { headers: { 'retry-after': String(STORAGE_RETRY_AFTER_SECONDS) } },
     )
   }
   if (error instanceof StoreUnavailableError) {
     options.storeUnavailable?.(error)
-    return new HttpError('unavailable', 'The database does not answer; retry shortly', { 'retry-after': '1' })
+    return new HttpError('unavailable', 'The database does not answer; retry shortly', {
+      headers: { 'retry-after': '1' },
+    })
   }
   switch (code) {
     case 'PARSE': {
@@ -70,12 +72,19 @@ function toHttpError(code: string | number, error: unknown, path: string, option
       const validation = error as ValidationError
       // A response that fails its own schema is our bug, never the client's.
       if (validation.type === 'response') break
-      return new HttpError('invalid_request', describeValidationError(validation))
+      const problems = validationProblems(validation)
+      const [first] = problems
+      return new HttpError('invalid_request', first?.message ?? 'Request is invalid', {
+        param: first?.param,
+        errors: problems,
+      })
     }
     case 'NOT_FOUND': {
       const allow = options.allowedMethods(path)
       if (allow)
-        return new HttpError('method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, { allow })
+        return new HttpError('method_not_allowed', `Method not allowed on ${path}; allowed: ${allow}`, {
+          headers: { allow },
+        })
       return new HttpError('not_found', `No resource at ${path}`)
     }
   }

@@ -82,6 +82,19 @@ export const ERROR_CODES = {
 /** A code of ERROR_CODES. */
 export type ErrorCode = keyof typeof ERROR_CODES
 
+/** The most `errors` entries one answer lists (a validation stops counting there). */
+export const MAX_LISTED_ERRORS = 64
+
+/** One violation of a validation failure: where, and what is wrong there. */
+export const ErrorDetail = Type.Object(
+  {
+    param: Type.String({ description: 'The body property, query parameter, path parameter or header at fault' }),
+    message: Type.String({ description: 'What is wrong with it' }),
+  },
+  { additionalProperties: false },
+)
+export type ErrorDetail = Static<typeof ErrorDetail>
+
 /** The Error object every failure answers with: `status` equals the HTTP status. */
 export const ErrorSchema = Type.Object(
   {
@@ -93,14 +106,46 @@ export const ErrorSchema = Type.Object(
     }),
     message: Type.String({ description: 'What went wrong, naming the offending field, parameter or header' }),
     status: Type.Integer({ minimum: 400, maximum: 599, description: 'The HTTP status code of the response' }),
+    param: Type.Optional(
+      Type.String({
+        description:
+          "The body property, query parameter, path parameter or header at fault, when one is (as Stripe's " +
+          '`param`): a form can mark its field',
+        examples: ['name'],
+      }),
+    ),
+    errors: Type.Optional(
+      Type.Array(ErrorDetail, {
+        maxItems: MAX_LISTED_ERRORS,
+        description:
+          'A validation failure lists every field at fault here, one entry each, in a stable order (unknown ' +
+          "properties first, then the schema's order); the first is the one `message` and `param` name",
+      }),
+    ),
   },
   { additionalProperties: false },
 )
 export type ErrorBody = Static<typeof ErrorSchema>
 
-/** Builds the Error body of `code`; key order follows the specification. A key-shaped text in the message is redacted. */
-export function errorBody(code: ErrorCode, message: string): ErrorBody {
-  return { code, message: redactApiKeys(message), status: ERROR_CODES[code].status }
+/** Where a failure points, beyond its code and message: the field at fault, and for a validation all of them. */
+export interface ErrorPointer {
+  param?: string
+  errors?: readonly ErrorDetail[]
+}
+
+/**
+ * Builds the Error body of `code`; key order follows the specification, then
+ * `param` and `errors` when given. A key-shaped text in a message is redacted.
+ */
+export function errorBody(code: ErrorCode, message: string, pointer: ErrorPointer = {}): ErrorBody {
+  const body: ErrorBody = { code, message: redactApiKeys(message), status: ERROR_CODES[code].status }
+  if (pointer.param !== undefined) body.param = redactApiKeys(pointer.param)
+  if (pointer.errors !== undefined)
+    body.errors = pointer.errors.map(({ param, message }) => ({
+      param: redactApiKeys(param),
+      message: redactApiKeys(message),
+    }))
+  return body
 }
 
 /** The part of Elysia's context a hook writes its answer's status and headers to. */
@@ -113,23 +158,38 @@ export interface ResponseSet {
  * An early answer from a hook: sets the status of `code` on the response and
  * returns the Error body for the hook to return.
  */
-export function refuse(set: { status?: number | string }, code: ErrorCode, message: string): ErrorBody {
-  const body = errorBody(code, message)
+export function refuse(
+  set: { status?: number | string },
+  code: ErrorCode,
+  message: string,
+  pointer?: ErrorPointer,
+): ErrorBody {
+  const body = errorBody(code, message, pointer)
   set.status = body.status
   return body
 }
 
-/** A failure the client is told about: its Error code (which fixes the status) and any headers it needs. */
+/** What an HttpError may carry besides its code and message. */
+export interface HttpErrorOptions extends ErrorPointer {
+  /** Headers the answer needs (`Allow`, `Retry-After`). */
+  headers?: Readonly<Record<string, string>>
+}
+
+/** A failure the client is told about: its Error code (which fixes the status), the field at fault, any headers it needs. */
 export class HttpError extends Error {
   readonly status: number
+  readonly headers: Readonly<Record<string, string>> | undefined
+  readonly pointer: ErrorPointer
 
   constructor(
     readonly code: ErrorCode,
     message: string,
-    readonly headers?: Readonly<Record<string, string>>,
+    { headers, ...pointer }: HttpErrorOptions = {},
   ) {
     super(message)
     this.name = 'HttpError'
     this.status = ERROR_CODES[code].status
+    this.headers = headers
+    this.pointer = pointer
   }
 }

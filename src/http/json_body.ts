@@ -54,7 +54,7 @@ async function parseJsonObject(request: Request, accepted: AcceptedBodies): Prom
   if (bytes.byteLength > MAX_BODY_BYTES) throw tooLarge()
   if (bytes.byteLength === 0) throw new HttpError('invalid_request', 'Request body is required: a JSON object')
   if (!accepted.types.includes(mediaTypeOf(request.headers.get('content-type')))) {
-    throw new HttpError('unsupported_media_type', accepted.refusal)
+    throw new HttpError('unsupported_media_type', accepted.refusal, { param: 'Content-Type' })
   }
   let value: unknown
   try {
@@ -88,13 +88,17 @@ function mediaTypeOf(contentType: string | null): string {
 function keepNumbersExact(key: string, value: unknown, context?: { source?: string }): unknown {
   // A key that shadows Object.prototype ("__proto__", "toString", "valueOf", ...) breaks code that
   // copies the object or turns it into text; none is a property of anything this API accepts.
-  if (key in Object.prototype) throw new HttpError('invalid_request', `"${key}" is not an accepted property`)
+  if (key in Object.prototype)
+    throw new HttpError('invalid_request', `"${key}" is not an accepted property`, { param: key })
   if (typeof value === 'string') {
     // SQLite stores UTF-8, where a lone surrogate (a "\ud800" escape) would silently become U+FFFD.
     if (!value.isWellFormed())
-      throw new HttpError('invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`)
+      throw new HttpError('invalid_request', `"${key}" must be well-formed Unicode: it contains a lone surrogate`, {
+        param: key,
+      })
     // PostgreSQL's text cannot hold U+0000; refused on every store so the API does not depend on the store.
-    if (value.includes('\u0000')) throw new HttpError('invalid_request', `"${key}" must not contain U+0000 (NUL)`)
+    if (value.includes('\u0000'))
+      throw new HttpError('invalid_request', `"${key}" must not contain U+0000 (NUL)`, { param: key })
   }
   if (typeof value === 'number' && context?.source !== undefined && !isExactLiteral(context.source, value)) {
     return new InexactNumber(context.source)

@@ -1,29 +1,60 @@
 import type { TSchema } from '@sinclair/typebox'
-import { ValueErrorType } from '@sinclair/typebox/errors'
+import { type ValueError, ValueErrorType } from '@sinclair/typebox/errors'
 import type { ValidationError } from 'elysia'
+import type { ErrorDetail } from './errors'
 import { NOT_BLANK, PRINTABLE_ASCII } from './validation_patterns'
 
+/** A schema's failing value as TypeBox reports it (Elysia's `valueError` and each of `all`). */
+type Violation = Pick<ValueError, 'type' | 'path' | 'schema'>
+
 /**
- * Turns a schema validation failure into one sentence that names the field
- * and states what it must be, derived from the schema itself so the message
- * and the OpenAPI document cannot drift apart.
+ * Every field a schema validation failure found at fault (`param`), each with
+ * one sentence that names it and states what it must be, derived from the
+ * schema itself so the messages and the OpenAPI document cannot drift apart.
+ * In the validator's order (unknown properties first, then the schema's),
+ * each field once: the validator may report a field twice (a missing one as
+ * missing and as not a string), and the sentence states all its rules. The
+ * first is the failure's `message` and `param`, as before the list existed.
  */
-export function describeValidationError(error: ValidationError): string {
-  const first = error.valueError
-  if (!first) return 'Request is invalid'
-  const field = fieldName(first.path)
-  switch (first.type) {
-    case ValueErrorType.ObjectRequiredProperty:
-      return `"${field}" is required`
-    case ValueErrorType.ObjectAdditionalProperties:
-      return `"${field}" is not an accepted ${error.type === 'query' ? 'query parameter' : 'property'}`
+export function validationProblems(error: ValidationError): ErrorDetail[] {
+  const where = error.type
+  const violations: Violation[] = error.all.length > 0 ? error.all : error.valueError ? [error.valueError] : []
+  const problems: ErrorDetail[] = []
+  const seen = new Set<string>()
+  for (const violation of violations) {
+    const problem = describeViolation(violation, where)
+    if (seen.has(problem.param)) continue
+    seen.add(problem.param)
+    problems.push(problem)
   }
-  if (!field) return `Request ${error.type} must be ${describeSchema(first.schema)}`
-  return `"${field}" must be ${describeSchema(first.schema)}`
+  return problems
+}
+
+function describeViolation(violation: Violation, where: string): ErrorDetail {
+  const field = fieldName(violation.path)
+  const param = field === '' ? where : where === 'headers' ? headerName(field) : field
+  // The message is as it always was (a header named as Elysia gives it); `param` spells a header as people do.
+  const named = `"${field}"`
+  switch (violation.type) {
+    case ValueErrorType.ObjectRequiredProperty:
+      return { param, message: `${named} is required` }
+    case ValueErrorType.ObjectAdditionalProperties:
+      return {
+        param,
+        message: `${named} is not an accepted ${where === 'query' ? 'query parameter' : 'property'}`,
+      }
+  }
+  if (!field) return { param, message: `Request ${where} must be ${describeSchema(violation.schema)}` }
+  return { param, message: `${named} must be ${describeSchema(violation.schema)}` }
 }
 
 function fieldName(path: string): string {
   return path.replace(/^\//, '').replaceAll('/', '.')
+}
+
+/** A header as people spell it (Elysia gives it lower-cased): `Idempotency-Key`. */
+function headerName(name: string): string {
+  return name.replace(/(^|-)([a-z])/g, (_, dash: string, letter: string) => dash + letter.toUpperCase())
 }
 
 /** "an integer from 1 to 100", "a string of 1 to 255 characters", "one of a, b". */

@@ -1,6 +1,6 @@
 import type { DocumentDecoration } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
-import { ERROR_CODES, type ErrorCode } from '../http/errors'
+import { ERROR_CODES, type ErrorCode, errorBody, type HttpError } from '../http/errors'
 import { JSON_ONLY } from '../http/json_body'
 import { MAX_BODY_BYTES } from '../http/limits'
 
@@ -123,8 +123,8 @@ export function jsonResponse(
 
 /** How one error response is shown: an example message, and what only this operation says. */
 export interface ErrorResponseOptions {
-  /** A message this error may carry. */
-  example: string
+  /** A message this error may carry, or the error itself (its message and the field it points at). */
+  example: string | HttpError
   /** Instead of the meanings from ERROR_CODES, when this operation says it more exactly. */
   description?: string
   /** Headers beyond the request id (and beyond EVERY_RESPONSE_HEADERS with `allHeaders`). */
@@ -153,7 +153,10 @@ export function errorResponse(codes: [ErrorCode, ...ErrorCode[]], options: Error
     content: {
       'application/json': {
         schema: ref('schemas', 'Error'),
-        example: { code: first, message: options.example, status },
+        example:
+          typeof options.example === 'string'
+            ? errorBody(first, options.example)
+            : errorBody(first, options.example.message, options.example.pointer),
       },
     },
   }

@@ -16,7 +16,7 @@ export function orderTag(order: Order): string {
 
 /** The 404 of an operation on one order: none of the calling key line's orders has id `id`. */
 export function orderNotFound(id: number): HttpError {
-  return new HttpError('not_found', `Order ${id} does not exist`)
+  return new HttpError('not_found', `Order ${id} does not exist`, { param: 'orderId' })
 }
 
 /** The 412 of an update whose `If-Match` names the order as it was, not as it is. */
@@ -27,7 +27,9 @@ export function orderChanged(id: number): HttpError {
 /** The 409 of an order for a pet that is reserved or sold. */
 export function petNotAvailable(petId: number, status: PetStatus): HttpError {
   const why = status === 'pending' ? 'it is reserved (pending)' : `it is ${status}`
-  return new HttpError('pet_not_available', `Pet ${petId} is not available: ${why}; nothing was ordered`)
+  return new HttpError('pet_not_available', `Pet ${petId} is not available: ${why}; nothing was ordered`, {
+    param: 'petId',
+  })
 }
 
 /** The 409 of an update that would move an order's status from `from` to `to`. */

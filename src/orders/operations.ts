@@ -30,7 +30,7 @@ const PRIVATE =
 /** The 404 of an operation on one order. */
 const ORDER_NOT_FOUND = {
   description: "not_found: none of this key line's orders has this id",
-  example: orderNotFound(ORDER_EXAMPLE.id).message,
+  example: orderNotFound(ORDER_EXAMPLE.id),
 }
 
 /** `POST /store/orders` in the OpenAPI document. */
@@ -60,9 +60,9 @@ export const PLACE_ORDER: DocumentDecoration = {
     403: response('Forbidden'),
     404: errorResponse(['not_found'], {
       description: 'not_found: no animal has this petId',
-      example: petNotFound(ORDER_EXAMPLE.petId).message,
+      example: petNotFound(ORDER_EXAMPLE.petId),
     }),
-    409: errorResponse(['pet_not_available'], { example: petNotAvailable(ORDER_EXAMPLE.petId, 'pending').message }),
+    409: errorResponse(['pet_not_available'], { example: petNotAvailable(ORDER_EXAMPLE.petId, 'pending') }),
     413: response('PayloadTooLarge'),
     415: response('UnsupportedMediaType'),
     422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),
@@ -129,8 +129,8 @@ export const UPDATE_ORDER: DocumentDecoration = {
     400: response('InvalidRequest'),
     403: response('Forbidden'),
     404: errorResponse(['not_found'], ORDER_NOT_FOUND),
-    409: errorResponse(['invalid_transition'], { example: orderInvalidTransition('delivered', 'cancelled').message }),
-    412: errorResponse(['precondition_failed'], { example: orderChanged(ORDER_EXAMPLE.id).message }),
+    409: errorResponse(['invalid_transition'], { example: orderInvalidTransition('delivered', 'cancelled') }),
+    412: errorResponse(['precondition_failed'], { example: orderChanged(ORDER_EXAMPLE.id) }),
     413: response('PayloadTooLarge'),
     415: errorResponse(['unsupported_media_type'], { example: MERGE_PATCH_OR_JSON.refusal }),
   }),

@@ -61,7 +61,7 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
           case 'pet_not_available':
             throw petNotAvailable(body.petId, outcome.status)
           case 'conflict':
-            throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED)
+            throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED, { param: 'Idempotency-Key' })
         }
         set.status = 201
         set.headers.location = `${baseUrl(publicUrl, request.url)}${ORDERS_PATH}/${outcome.order.id}`

@@ -36,7 +36,7 @@ export async function sendTagged(
 
 /** The 404 of an operation on one pet: no pet has id `id`. */
 export function petNotFound(id: number): HttpError {
-  return new HttpError('not_found', `Pet ${id} does not exist`)
+  return new HttpError('not_found', `Pet ${id} does not exist`, { param: 'petId' })
 }
 
 /** The 412 of a change whose `If-Match` names the pet as it was, not as it is. */
@@ -49,6 +49,7 @@ export function changedSince(what: string): HttpError {
   return new HttpError(
     'precondition_failed',
     `${what} has changed since the ETag in If-Match was read; nothing was changed: read it again and retry`,
+    { param: 'If-Match' },
   )
 }
 
@@ -63,6 +64,7 @@ export function cannotMove(from: string, to: string, moves: readonly string[]): 
     'invalid_transition',
     `"status" cannot move from ${from} to ${to}: ` +
       (moves.length === 0 ? `${from} is final` : `from ${from} it moves to ${moves.join(' or ')}`),
+    { param: 'status' },
   )
 }
 
@@ -87,10 +89,13 @@ export function petHasOpenOrder(id: number): HttpError {
   return new HttpError(
     'pet_has_open_order',
     `Pet ${id} has a placed order: its status moves only through that order (deliver or cancel it); nothing was changed`,
+    { param: 'status' },
   )
 }
 
 /** The 409 of a delete of a pet an order names. */
 export function petHasOrders(id: number): HttpError {
-  return new HttpError('pet_has_orders', `Pet ${id} is named by an order, so it stays for the order history`)
+  return new HttpError('pet_has_orders', `Pet ${id} is named by an order, so it stays for the order history`, {
+    param: 'petId',
+  })
 }

@@ -18,6 +18,7 @@ export function claimOf(
   now: number,
 ): IdempotencyClaim | undefined {
   if (key === undefined || apiKeyId === undefined) return undefined
-  if (containsApiKey(key)) throw new HttpError('invalid_request', IDEMPOTENCY_KEY_IS_SECRET)
+  if (containsApiKey(key))
+    throw new HttpError('invalid_request', IDEMPOTENCY_KEY_IS_SECRET, { param: 'Idempotency-Key' })
   return { apiKeyId, key, requestHash: requestHash(), now }
 }

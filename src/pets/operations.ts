@@ -1,5 +1,6 @@
 import type { DocumentDecoration } from 'elysia'
 import type { OpenAPIV3_1 } from 'openapi-types'
+import { HttpError } from '../http/errors'
 import { MERGE_PATCH_OR_JSON } from '../http/json_body'
 import { MAX_BODY_BYTES } from '../http/limits'
 import {
@@ -21,7 +22,10 @@ import { MAX_ID, MAX_LIMIT, type Pet } from './schema'
 const PET_EXAMPLE: Pet = { id: 42, name: 'Rex', categoryId: 1, status: 'available' }
 
 /** The 404 of an operation on one pet, as the document describes it. */
-const NOT_FOUND = { description: 'not_found: no animal has this id', example: petNotFound(PET_EXAMPLE.id).message }
+const NOT_FOUND = { description: 'not_found: no animal has this id', example: petNotFound(PET_EXAMPLE.id) }
+
+/** What a path id that is not one gets told. */
+const INVALID_PET_ID = `"petId" must be an integer from 1 to ${MAX_ID}`
 
 /** The headers every answer of the deprecated getPet carries. */
 const GET_PET_HEADERS = {
@@ -91,7 +95,10 @@ export const GET_PET: DocumentDecoration = {
     304: responseWithHeaders('NotModified', GET_PET_HEADERS),
     400: errorResponse(['invalid_request'], {
       description: 'invalid_request: the id is not an integer from 1 to 2^53 - 1, or a query parameter was sent',
-      example: `"petId" must be an integer from 1 to ${MAX_ID}`,
+      example: new HttpError('invalid_request', INVALID_PET_ID, {
+        param: 'petId',
+        errors: [{ param: 'petId', message: INVALID_PET_ID }],
+      }),
       headers: GET_PET_HEADERS,
     }),
     401: responseWithHeaders('Unauthorized', GET_PET_HEADERS),
@@ -110,7 +117,7 @@ const CHANGE_RESPONSES = {
   400: response('InvalidRequest'),
   403: response('Forbidden'),
   404: errorResponse(['not_found'], NOT_FOUND),
-  412: errorResponse(['precondition_failed'], { example: petChanged(PET_EXAMPLE.id).message }),
+  412: errorResponse(['precondition_failed'], { example: petChanged(PET_EXAMPLE.id) }),
 }
 
 /** `PATCH /pets/{petId}` in the OpenAPI document: experimental (version 1.2). */
@@ -136,7 +143,7 @@ export const UPDATE_PET: DocumentDecoration = {
     ),
     ...CHANGE_RESPONSES,
     409: errorResponse(['invalid_transition', 'pet_has_open_order'], {
-      example: invalidTransition('sold', 'available').message,
+      example: invalidTransition('sold', 'available'),
     }),
     413: response('PayloadTooLarge'),
     415: errorResponse(['unsupported_media_type'], {
@@ -158,7 +165,7 @@ export const DELETE_PET: DocumentDecoration = {
   responses: operationResponses({
     204: { description: 'Removed. No body', headers: EVERY_RESPONSE_HEADERS },
     ...CHANGE_RESPONSES,
-    409: errorResponse(['pet_has_orders'], { example: petHasOrders(PET_EXAMPLE.id).message }),
+    409: errorResponse(['pet_has_orders'], { example: petHasOrders(PET_EXAMPLE.id) }),
   }),
 }
 

@@ -84,7 +84,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
         const claim = claimOf(headers['idempotency-key'], callers.keyIdOf(request), () => bodyHash(body), clock())
         const outcome = await pets.create(body, claim)
         if (outcome.kind === 'conflict') {
-          throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED)
+          throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED, { param: 'Idempotency-Key' })
         }
         set.status = 201
         set.headers.location = `${baseUrl(publicUrl, request.url)}${PETS_PATH}/${outcome.pet.id}`

@@ -255,6 +255,23 @@ describeEachStore('GET /openapi.json', () => {
     expect(schemas.NewPet.additionalProperties).toBe(false)
     expect(schemas.Pet.required).toEqual(['id', 'name', 'categoryId', 'status'])
     expect(schemas.Error.required).toEqual(['code', 'message', 'status'])
+    // 1.2: the field at fault, and every violation of a validation; optional, so older clients see no change.
+    expect(schemas.Error.properties.param).toMatchObject({ type: 'string' })
+    expect(schemas.Error.properties.errors).toMatchObject({
+      type: 'array',
+      maxItems: 64,
+      items: { type: 'object', required: ['param', 'message'], additionalProperties: false },
+    })
+    expect((await servedDocument()).components.responses.InvalidRequest.content['application/json'].example).toEqual({
+      code: 'invalid_request',
+      message: '"limit" must be an integer from 1 to 100',
+      status: 400,
+      param: 'limit',
+      errors: [
+        { param: 'limit', message: '"limit" must be an integer from 1 to 100' },
+        { param: 'status', message: '"status" must be one of available, pending, sold' },
+      ],
+    })
     expect(schemas.NewPet.properties.categoryId).toMatchObject({
       type: 'integer',
       format: 'int64',

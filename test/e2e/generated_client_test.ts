@@ -43,8 +43,12 @@ for (;;) {
 }
 
 const one = await client.GET('/pets/{petId}', { params: { path: { petId: created[0]!.id } } })
-const invalid = await client.GET('/pets', { params: { query: { limit: 0 } } })
+const invalid = await client.GET('/pets', { params: { query: { limit: 0, status: 'available' } } })
 const badRequest: ApiError | undefined = invalid.error
+// 1.2's Error fields, typed: the field at fault, and one entry per violation for a form to mark.
+const badFields: string[] = (
+  await client.POST('/pets', { body: { name: '', categoryId: 0 } as components['schemas']['NewPet'] })
+).error?.errors?.map((entry) => entry.param) ?? []
 const refused = await createClient<paths>({ baseUrl }).GET('/pets')
 const unauthorized: ApiError | undefined = refused.error
 
@@ -52,7 +56,8 @@ console.log(JSON.stringify({
   created: created.map((pet) => pet.name),
   seen: seen.map((pet) => pet.name),
   got: one.data?.name,
-  badRequest: [invalid.response.status, badRequest?.code],
+  badRequest: [invalid.response.status, badRequest?.code, badRequest?.param],
+  badFields,
   unauthorized: [refused.response.status, unauthorized?.code],
 }))
 `
@@ -121,7 +126,8 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
       created: ['Rex', 'Tom', 'Kiki'],
       seen: ['Rex', 'Tom', 'Kiki'],
       got: 'Rex',
-      badRequest: [400, 'invalid_request'],
+      badRequest: [400, 'invalid_request', 'limit'],
+      badFields: ['name', 'categoryId'],
       unauthorized: [401, 'unauthorized'],
     })
   }, 60_000)

@@ -39,7 +39,18 @@ async function checkAnswer(made: TestApp, hostile: HostileRequest): Promise<void
   if (response.status >= 400) {
     expect(response.headers.get('content-type')).toStartWith('application/json')
     const body = JSON.parse(text)
-    expect({ describe, keys: Object.keys(body) }).toEqual({ describe, keys: ['code', 'message', 'status'] })
+    const keys = Object.keys(body)
+    expect({ describe, keys: keys.slice(0, 3) }).toEqual({ describe, keys: ['code', 'message', 'status'] })
+    // Beyond them only the field at fault and, for a validation, every violation: the first is the message's.
+    expect({ describe, more: keys.slice(3).filter((key) => key !== 'param' && key !== 'errors') }).toEqual({
+      describe,
+      more: [],
+    })
+    if (body.errors !== undefined)
+      expect({ describe, first: body.errors[0] }).toEqual({
+        describe,
+        first: { param: body.param, message: body.message },
+      })
     expect({ describe, status: body.status, code: typeof body.code, message: typeof body.message }).toEqual({
       describe,
       status: response.status,

@@ -99,3 +99,58 @@ describe('HttpError', () => {
     for (const { status } of Object.values(ERROR_CODES)) expect(status >= 400 && status <= 599).toBe(true)
   })
 })
+
+describeEachStore('Errors that name their fields (1.2)', () => {
+  test('a body with four bad fields gets one errors entry for each, in a stable order', async () => {
+    const { call } = await makeTestApp()
+    const response = await call('POST', '/v1/pets', {
+      body: { name: '', categoryId: 0, status: 'lost', colour: 'red' },
+    })
+    const error = await expectError(response, 400, 'invalid_request')
+    expect(error.errors).toEqual([
+      { param: 'colour', message: '"colour" is not an accepted property' },
+      { param: 'name', message: '"name" must be a string of 1 to 255 characters, not only white space' },
+      { param: 'categoryId', message: '"categoryId" must be an integer from 1 to 9007199254740991' },
+      { param: 'status', message: '"status" must be one of available, pending, sold' },
+    ])
+    // message and param are the first violation's: what a client that ignores the new fields saw before.
+    expect(error).toMatchObject({ message: '"colour" is not an accepted property', param: 'colour' })
+  })
+
+  test('a missing field, a query parameter, a path parameter and a header are named too', async () => {
+    const { call } = await makeTestApp()
+    const missing = await expectError(await call('POST', '/v1/pets', { body: {} }), 400, 'invalid_request')
+    expect(missing.errors!.map((entry) => entry.param)).toEqual(['name', 'categoryId'])
+    const query = await expectError(await call('GET', '/v1/pets?limit=0&status=lost'), 400, 'invalid_request')
+    expect(query.errors!.map((entry) => entry.param)).toEqual(['limit', 'status'])
+    const path = await expectError(await call('GET', '/v1/pets/abc'), 400, 'invalid_request')
+    expect(path.param).toBe('petId')
+    const header = await call('POST', '/v1/pets', {
+      body: { name: 'Rex', categoryId: 1 },
+      headers: { 'idempotency-key': 'x'.repeat(300) },
+    })
+    expect((await expectError(header, 400, 'invalid_request')).param).toBe('Idempotency-Key')
+  })
+
+  test('other failures point at their field or header when they have one, and list no errors', async () => {
+    const { call } = await makeTestApp()
+    const pointed = async (response: Response, status: number, code: string) => {
+      const error = await expectError(response, status, code)
+      expect(error.errors).toBeUndefined()
+      return error.param
+    }
+    expect(await pointed(await call('GET', '/v1/pets/9'), 404, 'not_found')).toBe('petId')
+    expect(await pointed(await call('GET', '/v1/pets', { key: null }), 401, 'unauthorized')).toBe('Authorization')
+    const text = { body: '{}', headers: { 'content-type': 'text/plain' } }
+    expect(await pointed(await call('POST', '/v1/pets', text), 415, 'unsupported_media_type')).toBe('Content-Type')
+    await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })
+    const stale = { body: { name: 'Max' }, headers: { 'if-match': '"stale"' } }
+    expect(await pointed(await call('PATCH', '/v1/pets/1', stale), 412, 'precondition_failed')).toBe('If-Match')
+    await call('PATCH', '/v1/pets/1', { body: { status: 'sold' } })
+    const back = { body: { status: 'available' } }
+    expect(await pointed(await call('PATCH', '/v1/pets/1', back), 409, 'invalid_transition')).toBe('status')
+    const order = { body: { petId: 1 } }
+    expect(await pointed(await call('POST', '/v1/store/orders', order), 409, 'pet_not_available')).toBe('petId')
+    expect(await pointed(await call('GET', '/v1/nowhere'), 404, 'not_found')).toBeUndefined()
+  })
+})
