@@ -124,7 +124,12 @@ key up, and concurrent requests with one key create one animal or order.
 ## Errors
 Every error is an \`Error\` object, \`{"code": "...", "message": "...", "status": N}\`, whose \`status\`
 equals the HTTP status and whose message names the offending field, parameter or header. No stack
-trace is ever sent.
+trace is ever sent. Since version 1.2 it may also carry \`param\`, the body property, query or path
+parameter or header at fault (\`"name"\`, \`"limit"\`, \`"If-Match"\`), and a validation failure carries
+\`errors\`, one \`{"param", "message"}\` for every field at fault, so a form can mark them all at once:
+\`{"code": "invalid_request", "message": "\\"name\\" is required", "status": 400, "param": "name",
+"errors": [{"param": "name", ...}, {"param": "categoryId", ...}]}\`. Clients that ignore them see the
+same Error as before.
 
 | status | code | when |
 |---|---|---|
