@@ -62,6 +62,36 @@ console.log(JSON.stringify({
 }))
 `
 
+/**
+ * A client made with @hey-api/openapi-ts from the document a production
+ * deployment serves (PUBLIC_URL=https://api.example.com): the generator bakes
+ * that address in, and the client sets where it runs at run time. Prints one
+ * JSON line of what it saw.
+ */
+const HEY_CLIENT = `import { client } from './hey/client.gen'
+import { createPet, placeOrder } from './hey/sdk.gen'
+import type { Error as ApiError, Order, Pet } from './hey/types.gen'
+
+declare const process: { argv: string[] }
+const [baseUrl, key] = process.argv.slice(2) as [string, string]
+const baked = client.getConfig().baseUrl
+client.setConfig({ baseUrl, auth: () => key })
+
+const created = await createPet({ body: { name: 'Hey', categoryId: 1 } })
+const pet: Pet | undefined = created.data
+const invalid = await createPet({ body: { name: '', categoryId: 0 } })
+const error: ApiError | undefined = invalid.error
+const ordered = await placeOrder({ body: { petId: pet!.id } })
+const order: Order | undefined = ordered.data
+
+console.log(JSON.stringify({
+  baked,
+  created: pet?.name,
+  invalid: [invalid.response.status, error?.param, error?.errors?.map((entry) => entry.param)],
+  order: order?.status,
+}))
+`
+
 /** Runs a command to its end, without blocking this process (the service under test answers in it). */
 async function run(command: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(command, { cwd, stdout: 'pipe', stderr: 'pipe' })
@@ -73,14 +103,14 @@ async function run(command: string[], cwd: string): Promise<{ code: number; stdo
   return { code, stdout, stderr }
 }
 
-describe('a client generated from /openapi.json (openapi-typescript + openapi-fetch)', () => {
+describe('clients generated from /openapi.json (openapi-typescript + openapi-fetch, @hey-api/openapi-ts)', () => {
   let stop: () => Promise<unknown>
   let url: string
   let secret: string
 
   beforeAll(async () => {
     // Installed on first use, from its own lock file, so the service's install stays lean.
-    if (!existsSync(bin('openapi-typescript'))) {
+    if (!existsSync(bin('openapi-typescript')) || !existsSync(bin('openapi-ts'))) {
       const install = await run(['npm', 'ci', '--no-audit', '--no-fund'], CLIENT_DIR)
       if (install.code !== 0) throw new Error(`npm ci in test/generated_client failed:\n${install.stderr}`)
     }
@@ -131,4 +161,42 @@ describe('a client generated from /openapi.json (openapi-typescript + openapi-fe
       unauthorized: [401, 'unauthorized'],
     })
   }, 60_000)
+
+  test('a hey-api client, generated for production (PUBLIC_URL), is pointed at any base URL at run time', async () => {
+    // As a production deployment serves it: PUBLIC_URL names the public address, which the generator bakes in.
+    const production = await makeTestApp({ publicUrl: 'https://api.example.com' })
+    const document = (await (await production.app.handle(new Request('http://localhost/openapi.json'))).json()) as {
+      servers: { url: string }[]
+    }
+    expect(document.servers[0]!.url).toBe('https://api.example.com/v1')
+    await Bun.write(join(OUT, 'production.json'), JSON.stringify(document))
+    const generate = await run(
+      [process.execPath, bin('openapi-ts'), '-i', 'production.json', '-o', 'hey', '-c', '@hey-api/client-fetch'],
+      OUT,
+    )
+    expect({ code: generate.code, stderr: generate.stderr }).toEqual({ code: 0, stderr: '' })
+    await Bun.write(join(OUT, 'hey_client.ts'), HEY_CLIENT)
+    const compilerOptions = {
+      strict: true,
+      noEmit: true,
+      target: 'es2022',
+      module: 'esnext',
+      moduleResolution: 'bundler',
+      // hey-api's runtime iterates URLSearchParams.
+      lib: ['es2022', 'dom', 'dom.iterable'],
+      types: [],
+      skipLibCheck: true,
+    }
+    await Bun.write(join(OUT, 'tsconfig.hey.json'), JSON.stringify({ compilerOptions, files: ['hey_client.ts'] }))
+    const check = await run([bin('tsc'), '-p', 'tsconfig.hey.json'], OUT)
+    expect(check.stdout + check.stderr).toBe('')
+    const client = await run([process.execPath, 'hey_client.ts', `${url}/v1`, secret], OUT)
+    expect(client.stderr).toBe('')
+    expect(JSON.parse(client.stdout)).toEqual({
+      baked: 'https://api.example.com/v1',
+      created: 'Hey',
+      invalid: [400, 'name', ['name', 'categoryId']],
+      order: 'placed',
+    })
+  }, 120_000)
 })
