@@ -5,7 +5,7 @@ import { type Config, ConfigError } from '../config'
 import { STRICT_TRANSPORT_SECURITY } from './browser_safety'
 import { checkHost } from './host'
 import { BUN_MAX_BODY_BYTES } from './limits'
-import { readTlsPair, type TlsPair } from './tls'
+import { readTlsPair, TLS_CIPHERS, type TlsPair } from './tls'
 
 /** How long a stop keeps serving, with `Connection: close`, so keep-alive clients leave cleanly. */
 export const DRAIN_MS = 500
@@ -124,7 +124,7 @@ export class Listener {
       // A second server on a busy port must fail, not share it silently. Over HTTPS the port is shared on
       // purpose, with the next listener of a certificate reload only, after a check that nothing holds it.
       reusePort: https,
-      tls,
+      tls: tls === undefined ? undefined : { ...tls, ciphers: TLS_CIPHERS },
       maxRequestBodySize: BUN_MAX_BODY_BYTES,
       // A client that stalls mid-request (or holds an idle keep-alive) is cut off after this.
       idleTimeout: this.#settings.idleTimeoutSeconds,

@@ -1,6 +1,21 @@
 import { createSecureContext } from 'node:tls'
 import { ConfigError } from '../config'
 
+/**
+ * The TLS 1.2 suites the listener offers: forward-secret (ECDHE) AEAD ones
+ * only, as Mozilla's "intermediate" configuration, so no CBC or SHA-1 suite
+ * and no static RSA key exchange. TLS 1.3's suites are all AEAD and
+ * forward-secret, and TLS 1.1 and older are refused already.
+ */
+export const TLS_CIPHERS = [
+  'ECDHE-ECDSA-AES128-GCM-SHA256',
+  'ECDHE-RSA-AES128-GCM-SHA256',
+  'ECDHE-ECDSA-AES256-GCM-SHA384',
+  'ECDHE-RSA-AES256-GCM-SHA384',
+  'ECDHE-ECDSA-CHACHA20-POLY1305',
+  'ECDHE-RSA-CHACHA20-POLY1305',
+].join(':')
+
 /** A certificate chain and its private key, as PEM text. */
 export interface TlsPair {
   cert: string

@@ -85,6 +85,28 @@ describe('HTTPS in the binary (TLS_CERT_FILE, TLS_KEY_FILE)', () => {
     expect(await getTrusting(`${server.url}/health`, 'renewed')).toBeString()
   })
 
+  test('offers TLS 1.3 and, on TLS 1.2, forward-secret AEAD suites only: no CBC, no SHA-1, no TLS 1.1', async () => {
+    const { server } = await serveHttps()
+    const port = new URL(server.url).port
+    /** What openssl s_client agrees with the server on, or why not. */
+    const handshake = (...options: string[]) => {
+      const client = Bun.spawnSync(['openssl', 's_client', '-connect', `127.0.0.1:${port}`, ...options], {
+        stdin: new TextEncoder().encode(''),
+        stdout: 'pipe',
+        stderr: 'pipe',
+      })
+      const said = `${client.stdout}${client.stderr}`
+      const cipher = /Cipher is (\S+)/.exec(said)?.[1]
+      return cipher === undefined || cipher === '(NONE)' ? 'refused' : cipher
+    }
+    expect(handshake('-tls1_3')).toMatch(/^TLS_(AES|CHACHA20)/)
+    expect(handshake('-tls1_2', '-cipher', 'ECDHE-ECDSA-AES128-GCM-SHA256')).toBe('ECDHE-ECDSA-AES128-GCM-SHA256')
+    expect(handshake('-tls1_2', '-cipher', 'ECDHE-ECDSA-CHACHA20-POLY1305')).toBe('ECDHE-ECDSA-CHACHA20-POLY1305')
+    for (const cbc of ['ECDHE-ECDSA-AES128-SHA', 'ECDHE-ECDSA-AES256-SHA384', 'ECDHE-ECDSA-AES128-SHA256'])
+      expect({ cbc, agreed: handshake('-tls1_2', '-cipher', cbc) }).toEqual({ cbc, agreed: 'refused' })
+    expect(handshake('-tls1_1', '-cipher', 'ALL:@SECLEVEL=0')).toBe('refused')
+  })
+
   test('on SIGHUP reads the files again: new connections get the renewed certificate, without a restart', async () => {
     const { server, dir } = await serveHttps()
     copyFileSync(join(certs, 'renewed.crt'), join(dir, 'cert.pem'))
