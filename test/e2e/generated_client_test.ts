@@ -92,6 +92,17 @@ console.log(JSON.stringify({
 }))
 `
 
+/** How a client is type-checked: strict, with the browser's globals only, so no type package of this repository leaks in. */
+const STRICT = {
+  strict: true,
+  noEmit: true,
+  target: 'es2022',
+  module: 'esnext',
+  moduleResolution: 'bundler',
+  lib: ['es2022', 'dom'],
+  types: [],
+}
+
 /** Runs a command to its end, without blocking this process (the service under test answers in it). */
 async function run(command: string[], cwd: string): Promise<{ code: number; stdout: string; stderr: string }> {
   const proc = Bun.spawn(command, { cwd, stdout: 'pipe', stderr: 'pipe' })
@@ -136,17 +147,7 @@ describe('clients generated from /openapi.json (openapi-typescript + openapi-fet
     const generate = await run([bin('openapi-typescript'), 'openapi.json', '-o', 'schema.d.ts'], OUT)
     expect(generate.code).toBe(0)
     await Bun.write(join(OUT, 'client.ts'), CLIENT)
-    // Strict, with the browser's globals only: no type package of this repository leaks in.
-    const compilerOptions = {
-      strict: true,
-      noEmit: true,
-      target: 'es2022',
-      module: 'esnext',
-      moduleResolution: 'bundler',
-      lib: ['es2022', 'dom'],
-      types: [],
-    }
-    await Bun.write(join(OUT, 'tsconfig.json'), JSON.stringify({ compilerOptions, files: ['client.ts'] }))
+    await Bun.write(join(OUT, 'tsconfig.json'), JSON.stringify({ compilerOptions: STRICT, files: ['client.ts'] }))
     const check = await run([bin('tsc'), '-p', 'tsconfig.json'], OUT)
     expect(check.stdout + check.stderr).toBe('')
     expect(check.code).toBe(0)
@@ -176,17 +177,8 @@ describe('clients generated from /openapi.json (openapi-typescript + openapi-fet
     )
     expect({ code: generate.code, stderr: generate.stderr }).toEqual({ code: 0, stderr: '' })
     await Bun.write(join(OUT, 'hey_client.ts'), HEY_CLIENT)
-    const compilerOptions = {
-      strict: true,
-      noEmit: true,
-      target: 'es2022',
-      module: 'esnext',
-      moduleResolution: 'bundler',
-      // hey-api's runtime iterates URLSearchParams.
-      lib: ['es2022', 'dom', 'dom.iterable'],
-      types: [],
-      skipLibCheck: true,
-    }
+    // hey-api's runtime iterates URLSearchParams.
+    const compilerOptions = { ...STRICT, lib: [...STRICT.lib, 'dom.iterable'], skipLibCheck: true }
     await Bun.write(join(OUT, 'tsconfig.hey.json'), JSON.stringify({ compilerOptions, files: ['hey_client.ts'] }))
     const check = await run([bin('tsc'), '-p', 'tsconfig.hey.json'], OUT)
     expect(check.stdout + check.stderr).toBe('')
