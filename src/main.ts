@@ -37,15 +37,19 @@ if (typeof result === 'number') {
 } else {
   service = result
   const { reloadTls } = result
-  // Over HTTPS, SIGHUP reads the certificate and key again (a renewal); without TLS it keeps its usual meaning.
-  if (reloadTls !== undefined) {
-    process.on('SIGHUP', () => {
-      reloadTls().then(
-        () => process.stderr.write('SIGHUP: certificate and key read again; new connections use them\n'),
-        (error: unknown) =>
-          process.stderr.write(`SIGHUP: kept the certificate in use: ${(error as Error).message ?? String(error)}\n`),
-      )
-    })
-  }
+  // Over HTTPS, SIGHUP reads the certificate and key again (a renewal); without TLS there is nothing to read
+  // again, and a hang-up (a closed terminal, a reload sent by habit) must not stop the service without its
+  // graceful stop: it is said and ignored.
+  process.on('SIGHUP', () => {
+    if (reloadTls === undefined) {
+      process.stderr.write('SIGHUP: TLS is off, nothing to reload; ignored (SIGTERM stops the service)\n')
+      return
+    }
+    reloadTls().then(
+      () => process.stderr.write('SIGHUP: certificate and key read again; new connections use them\n'),
+      (error: unknown) =>
+        process.stderr.write(`SIGHUP: kept the certificate in use: ${(error as Error).message ?? String(error)}\n`),
+    )
+  })
   if (stopAsked !== undefined) stop(stopAsked, result)
 }

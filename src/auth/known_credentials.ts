@@ -3,6 +3,13 @@ import { bearerToken, hashApiKey } from '../keys/api_key'
 
 /** How many `Authorization` values are remembered; past this the memory starts afresh. */
 export const KNOWN_CREDENTIALS_KEPT = 4096
+/**
+ * How many characters of `Authorization` values are remembered at most, all
+ * together; past this the memory starts afresh too. A key's header is about 56
+ * characters, so 4,096 of them fit with room to spare, while values padded
+ * toward the header limit cannot hold megabytes.
+ */
+export const KNOWN_CREDENTIALS_CHARACTERS = 512 * 1024
 
 /**
  * The key hash each `Authorization` value carries, remembered for the values
@@ -16,6 +23,7 @@ export const KNOWN_CREDENTIALS_KEPT = 4096
  */
 export class KnownCredentials {
   #hashes = new Map<string, string>()
+  #characters = 0
 
   /** The hash to look the key up by, or undefined when the header carries no well-formed key. */
   hashOf(authorization: string | null): string | undefined {
@@ -30,7 +38,19 @@ export class KnownCredentials {
   /** Notes that `authorization` named an active key with this hash. */
   remember(authorization: string, hash: string): void {
     if (this.#hashes.has(authorization)) return
-    if (this.#hashes.size >= KNOWN_CREDENTIALS_KEPT) this.#hashes.clear()
+    if (
+      this.#hashes.size >= KNOWN_CREDENTIALS_KEPT ||
+      this.#characters + authorization.length > KNOWN_CREDENTIALS_CHARACTERS
+    ) {
+      this.#hashes.clear()
+      this.#characters = 0
+    }
     this.#hashes.set(authorization, hash)
+    this.#characters += authorization.length
+  }
+
+  /** How many values, and how many of their characters, are remembered now. */
+  get size(): { values: number; characters: number } {
+    return { values: this.#hashes.size, characters: this.#characters }
   }
 }

@@ -65,7 +65,12 @@ old one expires, and they share one quota.
 - \`status\`: \`available\` (the default), \`pending\` or \`sold\`.
 - Any other property, \`id\` included, is a 400 naming it; so is a key that shadows a built-in object
   property (\`__proto__\`, \`toString\`) anywhere in the body.
-- Text must be well-formed Unicode without U+0000: a lone surrogate or a NUL is a 400, not altered.
+- Text must be well-formed Unicode without U+0000: a lone surrogate or a NUL is a 400, not altered. A name
+  of only invisible characters (zero-width spaces, joiners, a byte-order mark) is blank, and refused.
+- Each property once: a key sent twice in one object is a 400 naming it (JSON parsers would keep one of them
+  silently). A body is sent uncompressed: \`Content-Encoding\` other than \`identity\` is a 415 naming it.
+- Leaving \`status\` out and sending \`"status": "available"\` are the same create: an \`Idempotency-Key\` retry
+  that spells the default out replays the first 201.
 
 ## Reserving, selling and correcting an animal (experimental)
 These operations are new in version 1.2 and marked experimental (\`x-stability: experimental\`): they may still

@@ -43,10 +43,13 @@ export const MERGE_PATCH_OR_JSON: AcceptedBodies = {
 async function parseJsonObject(request: Request, accepted: AcceptedBodies): Promise<Record<string, unknown>> {
   const declared = request.headers.get('content-length')
   if (declared !== null && Number(declared) > MAX_BODY_BYTES) throw tooLarge()
-  let bytes: ArrayBuffer
+  let bytes: ArrayBuffer | Uint8Array
   try {
-    bytes = await request.arrayBuffer()
-  } catch {
+    // A declared length is at most the limit (Bun holds the body to it): read at once. A chunked body declares
+    // none: read it piece by piece and stop at the limit, so a flood of large chunked uploads holds no memory.
+    bytes = declared !== null ? await request.arrayBuffer() : await readUpTo(request, MAX_BODY_BYTES)
+  } catch (error) {
+    if (error instanceof HttpError) throw error
     // The body stopped before its end: the client stalled until the idle timeout closed the connection,
     // or it went away. Nobody reads the answer; the log says what happened.
     throw new HttpError('request_timeout', 'The request body stopped before its end; the connection was closed')
@@ -56,17 +59,88 @@ async function parseJsonObject(request: Request, accepted: AcceptedBodies): Prom
   if (!accepted.types.includes(mediaTypeOf(request.headers.get('content-type')))) {
     throw new HttpError('unsupported_media_type', accepted.refusal, { param: 'Content-Type' })
   }
+  const coding = request.headers.get('content-encoding')
+  if (coding !== null && coding.trim().toLowerCase() !== 'identity')
+    throw new HttpError(
+      'unsupported_media_type',
+      'Content-Encoding is not accepted on a request body: send the JSON uncompressed (it is 16 KiB at most)',
+      { param: 'Content-Encoding' },
+    )
   let value: unknown
+  let text: string
   try {
-    value = JSON.parse(utf8.decode(bytes), keepNumbersExact)
+    text = utf8.decode(bytes)
+    value = JSON.parse(text, keepNumbersExact)
   } catch (error) {
     if (error instanceof HttpError) throw error
     throw new HttpError('invalid_request', 'Request body is not valid JSON')
   }
+  // JSON.parse keeps the last of two equal keys: the body meant something the service would not see.
+  const twice = duplicateKey(text)
+  if (twice !== undefined)
+    throw new HttpError('invalid_request', `"${twice}" appears twice in one object; send each property once`, {
+      param: twice,
+    })
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
     throw new HttpError('invalid_request', 'Request body must be a JSON object')
   }
   return value as Record<string, unknown>
+}
+
+/** JSON's white space: space, tab, line feed, carriage return. */
+const JSON_BLANK = new Set([' ', '\t', '\n', '\r'])
+
+/**
+ * The first key that appears twice in one object of `text` (JSON that has
+ * already parsed), compared as JSON.parse reads them (`"a"` and `"\\u0061"`
+ * are the same key); undefined when there is none. One pass over the text.
+ */
+export function duplicateKey(text: string): string | undefined {
+  // The keys of each object open at this point; null for an array.
+  const open: (Set<string> | null)[] = []
+  for (let i = 0; i < text.length; ) {
+    const char = text[i]!
+    if (char === '{' || char === '[') {
+      open.push(char === '{' ? new Set() : null)
+      i++
+    } else if (char === '}' || char === ']') {
+      open.pop()
+      i++
+    } else if (char === '"') {
+      let end = i + 1
+      while (text[end] !== '"') end += text[end] === '\\' ? 2 : 1
+      const literal = text.slice(i, end + 1)
+      i = end + 1
+      let next = i
+      while (JSON_BLANK.has(text[next] ?? '')) next++
+      const keys = open.at(-1)
+      if (text[next] !== ':' || !keys) continue
+      const key = JSON.parse(literal) as string
+      if (keys.has(key)) return key
+      keys.add(key)
+    } else i++
+  }
+  return undefined
+}
+
+/** A body read piece by piece, refused (413) as soon as it passes `limit` bytes: the rest is never read. */
+async function readUpTo(request: Request, limit: number): Promise<Uint8Array> {
+  const body = request.body
+  if (body === null) return new Uint8Array(0)
+  const reader = body.getReader()
+  const chunks: Uint8Array[] = []
+  let size = 0
+  for (;;) {
+    const { done, value } = await reader.read()
+    if (done) break
+    size += value.byteLength
+    if (size > limit) {
+      reader.cancel().catch(() => {})
+      throw tooLarge()
+    }
+    chunks.push(value)
+  }
+  return Buffer.concat(chunks)
 }
 
 function tooLarge(): HttpError {

@@ -68,7 +68,7 @@ export function requestLog({
       if (!logging) return response
       logger.info('request', {
         method: request.method,
-        path: pathOf(request.url),
+        path: loggedPath(request.url),
         status: response.status,
         durationMs: Math.round((performance.now() - started) * 1000) / 1000,
         requestId,
@@ -83,4 +83,21 @@ export function requestLog({
 
 function clientText(address: ClientAddress | undefined): string | undefined {
   return address === undefined ? undefined : addressText(address)
+}
+
+/**
+ * A request's path as its line keeps it: as sent, unless it hides a key in
+ * percent-encoding (`ask%5F...`), which the logger's redaction of key shapes
+ * would not see; then decoded, with the key redacted.
+ */
+export function loggedPath(url: string): string {
+  const path = pathOf(url)
+  if (!path.includes('%')) return path
+  let decoded: string
+  try {
+    decoded = decodeURIComponent(path)
+  } catch {
+    return path
+  }
+  return containsApiKey(decoded) ? redactApiKeys(decoded) : path
 }

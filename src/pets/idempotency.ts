@@ -1,4 +1,4 @@
-import type { NewPet, Pet } from './schema'
+import { DEFAULT_STATUS, type NewPet, type Pet } from './schema'
 
 /** How long a create stays replayable under its Idempotency-Key. */
 export const IDEMPOTENCY_TTL_MS = 24 * 60 * 60 * 1000
@@ -25,7 +25,8 @@ export interface IdempotencyClaim {
  * changes white space is still "the same body"; any other difference is not.
  */
 export function bodyHash(pet: NewPet): string {
-  return Bun.SHA256.hash(JSON.stringify([pet.name, pet.categoryId, pet.status ?? null]), 'hex')
+  // The create as it would be stored: a status left out is the default, so spelling the default out is the same body.
+  return Bun.SHA256.hash(JSON.stringify([pet.name, pet.categoryId, pet.status ?? DEFAULT_STATUS]), 'hex')
 }
 
 /** Claims made at or before this instant (epoch ms) have expired: they replay nothing and may be deleted. */

@@ -1,6 +1,10 @@
 import { describe, expect, spyOn, test } from 'bun:test'
 import { authenticate, refusalReason } from '../../src/auth/authenticate'
-import { KNOWN_CREDENTIALS_KEPT, KnownCredentials } from '../../src/auth/known_credentials'
+import {
+  KNOWN_CREDENTIALS_CHARACTERS,
+  KNOWN_CREDENTIALS_KEPT,
+  KnownCredentials,
+} from '../../src/auth/known_credentials'
 import { openDatabase } from '../../src/db/sqlite'
 import { generateApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
@@ -71,5 +75,18 @@ describe('refusalReason', () => {
     [`Bearer ${generateApiKey()}`, 'The API key is unknown or revoked'],
   ])('%p: %s', (header, reason) => {
     expect(refusalReason(header)).toBe(reason)
+  })
+})
+
+describe('KnownCredentials bounds what it remembers', () => {
+  test('by characters as well as by values: padded values cannot fill memory', () => {
+    const known = new KnownCredentials()
+    // A valid key's header may be padded with spaces up to the header limit; each is remembered once it authenticates.
+    const padded = (i: number) => `Bearer ${'ask_'.padEnd(47, String(i % 10))}${' '.repeat(4000)}`
+    for (let i = 0; i < 1000; i++) known.remember(`${padded(i)}${' '.repeat(i)}`, `hash ${i}`)
+    expect(known.size.characters).toBeLessThanOrEqual(KNOWN_CREDENTIALS_CHARACTERS)
+    expect(known.size.values).toBeLessThan(1000)
+    for (let i = 0; i < KNOWN_CREDENTIALS_KEPT + 10; i++) known.remember(`Bearer k${i}`, 'h')
+    expect(known.size.values).toBeLessThanOrEqual(KNOWN_CREDENTIALS_KEPT)
   })
 })

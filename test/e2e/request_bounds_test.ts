@@ -1,4 +1,6 @@
+import { Database } from 'bun:sqlite'
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
+import { readFileSync } from 'node:fs'
 import { type FreshServer, rawExchange, type ServerProcess, startFreshServer } from './process_helpers'
 
 describe('request bounds over a real port', () => {
@@ -103,6 +105,62 @@ describe('a body that stalls mid-upload', () => {
       expect(lines).toEqual([expect.objectContaining({ method: 'POST', status: 408 })])
     } finally {
       await fresh.cleanup()
+    }
+  }, 60_000)
+})
+
+describe('chunked bodies over the limit', () => {
+  test('are cut at 16 KiB + 1, not read whole to Bun’s 1 MiB: 150 of them at once leave memory flat', async () => {
+    const { server, key, db, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-chunked-')
+    try {
+      // Unlimited, so every upload reaches the body parser (the server sees the change within a second).
+      new Database(db).run("UPDATE api_keys SET plan = 'enterprise', rpm = 1000000, rpd = 1000000000")
+      await Bun.sleep(1200)
+      const rss = () =>
+        Number(/VmRSS:\s+(\d+)/.exec(readFileSync(`/proc/${server.proc.pid}/status`, 'utf8'))![1]) / 1024
+      // Warm: the first requests load code and fill caches the flood must not be blamed for.
+      for (let i = 0; i < 20; i++)
+        await (await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).text()
+      const before = rss()
+      const chunk = new Uint8Array(64 * 1024).fill(0x20)
+      const upload = async () => {
+        let sent = 0
+        // No Content-Length: sent chunked, 1 MiB of blanks inside a JSON object.
+        const body = new ReadableStream<Uint8Array>({
+          pull(controller) {
+            if (sent === 0) controller.enqueue(new TextEncoder().encode('{"name":"'))
+            if (sent >= 16) {
+              controller.enqueue(new TextEncoder().encode('","categoryId":1}'))
+              controller.close()
+              return
+            }
+            sent++
+            controller.enqueue(chunk)
+          },
+        })
+        try {
+          const response = await fetch(`${server.url}/v1/pets`, {
+            method: 'POST',
+            headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+            body,
+          })
+          await response.text()
+          return response.status
+        } catch {
+          return 'closed'
+        }
+      }
+      const statuses = await Promise.all(Array.from({ length: 150 }, upload))
+      // Each is refused: a 413, or the connection closed on the rest of the upload.
+      expect(statuses.filter((status) => status !== 413 && status !== 'closed')).toEqual([])
+      expect(statuses.filter((status) => status === 413).length).toBeGreaterThan(0)
+      const after = rss()
+      // Read whole, 150 bodies of 1 MiB held at once took over 150 MB; cut at the limit they take a few.
+      expect({ before, grewMB: after - before }).toEqual({ before, grewMB: expect.any(Number) })
+      expect(after - before).toBeLessThan(60)
+      expect((await fetch(`${server.url}/health`)).status).toBe(200)
+    } finally {
+      await cleanup()
     }
   }, 60_000)
 })

@@ -78,6 +78,25 @@ describe('the probes while stopping', () => {
   })
 })
 
+describe('SIGHUP without TLS', () => {
+  test('is said and ignored: the service keeps serving, and SIGTERM still stops it gracefully', async () => {
+    const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-hup-')
+    try {
+      server.proc.kill('SIGHUP')
+      await eventually(
+        async () => server.stderr().includes('SIGHUP: TLS is off, nothing to reload; ignored'),
+        true,
+        2000,
+      )
+      expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+      expect(server.proc.exitCode).toBeNull()
+      expect(await server.stop()).toBe(0)
+    } finally {
+      await cleanup()
+    }
+  })
+})
+
 describe('SIGINT', () => {
   test('stops the server the same way, with exit 0', async () => {
     const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-sigint-')

@@ -78,7 +78,7 @@ describe('the systemd units in deploy/', () => {
     }
   })
 
-  test('reload sends SIGHUP only with TLS on: without it, SIGHUP would stop the service', async () => {
+  test('reload sends SIGHUP only with TLS on, and says there is nothing to reload without it', async () => {
     const [reload] = directive(unit('animal-store.service'), 'ExecReload')
     // As systemd runs it: `$$` is a literal `$`, and MAINPID is in the environment.
     const [, shell, flag, script] = /^(\S+) (-c) '(.*)'$/.exec(reload!) ?? []

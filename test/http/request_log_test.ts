@@ -119,3 +119,16 @@ describe('the request line names the client', () => {
     expect(withKey).toStartWith('tool/1 ')
   })
 })
+
+describe('the request line never holds a key', () => {
+  test('not even percent-encoded in the path', async () => {
+    const { call, logs, secret } = await makeTestApp()
+    const encoded = secret.replaceAll('_', '%5F').replace('a', '%61')
+    await call('GET', `/v1/pets/${encoded}`)
+    await call('GET', `/v1/${encodeURIComponent(secret)}`)
+    const text = JSON.stringify(logs)
+    expect(text).not.toContain(secret)
+    expect(text).not.toContain(encoded)
+    expect(logs.at(-1)!.path).toStartWith('/v1/')
+  })
+})
