@@ -84,9 +84,9 @@ export async function runCli(
       case 'restore': {
         const { file, sqlite } = fileCommand('restore', rest, env, 'pg_restore')
         return reportOutcome(io, 'Restore', () => {
-          const { replacedKeptAs } = restoreDatabase(file, sqlite)
+          const { replacedKeptAs, carried } = restoreDatabase(file, sqlite)
           const kept = replacedKeptAs ? `; the database it replaced is kept as ${replacedKeptAs}` : ''
-          return `Restored ${file} as ${sqlite}${kept}`
+          return [`Restored ${file} as ${sqlite}${kept}`, ...carried].join('\n')
         })
       }
       case 'help':

@@ -40,6 +40,51 @@ describe('restore', () => {
     expect(await names(again.url, key)).toEqual(['Rex', 'Tom'])
   }, 60_000)
 
+  test('never resurrects a key: revocations, sooner expiries, read-only and lower limits made since the backup stay', async () => {
+    const fresh = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-restore-keys-')
+    cleanups.push(() => fresh.cleanup())
+    const { server, key, db, dir } = fresh
+    const create = async (name: string) =>
+      JSON.parse((await runCli(['keys', 'create', '--plan', 'pro', '--name', name, '--json', '--db', db])).stdout) as {
+        id: number
+        key: string
+      }
+    const leaked = await create('leaked')
+    const intern = await create('intern')
+    const backup = join(dir, 'backup.sqlite')
+    expect((await runCli(['backup', backup, '--db', db])).code).toBe(0)
+    // Since the backup: one key revoked, one made read-only on the Free plan, and one made afterwards.
+    expect((await runCli(['keys', 'revoke', String(leaked.id), '--db', db])).code).toBe(0)
+    expect((await runCli(['keys', 'set-access', String(intern.id), 'read-only', '--db', db])).code).toBe(0)
+    expect((await runCli(['keys', 'set-plan', String(intern.id), '--plan', 'free', '--db', db])).code).toBe(0)
+    expect((await runCli(['keys', 'set-expiry', '1', '2099-01-01', '--db', db])).code).toBe(0)
+    const later = await create('later')
+    expect(await server.stop()).toBe(0)
+
+    const restored = await runCli(['restore', backup, '--db', db])
+    expect(restored.code).toBe(0)
+    expect(restored.stderr).toContain(`Key ${leaked.id} (leaked) kept as the replaced database had it: revoked`)
+    expect(restored.stderr).toContain(
+      `Key ${intern.id} (intern) kept as the replaced database had it: read-only, limits 60/min, 1000/day`,
+    )
+    const again = await startServer({ DATABASE_PATH: db, LOG_LEVEL: 'warn' })
+    cleanups.push(() => again.stop())
+    const get = (secret: string) => fetch(`${again.url}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } })
+    expect((await get(leaked.key)).status).toBe(401)
+    const internAnswer = await get(intern.key)
+    expect(internAnswer.status).toBe(200)
+    expect(internAnswer.headers.get('x-ratelimit-limit')).toBe('60')
+    const write = await fetch(`${again.url}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${intern.key}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'Rex', categoryId: 1 }),
+    })
+    expect(write.status).toBe(403)
+    // A key made after the backup is not in the restored database; the first key keeps its new expiry.
+    expect((await get(later.key)).status).toBe(401)
+    expect((await get(key)).status).toBe(200)
+  }, 60_000)
+
   test('refuses a damaged backup, or a file that is not one, and changes nothing', async () => {
     const fresh = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-restore-')
     cleanups.push(() => fresh.cleanup())
