@@ -1,8 +1,7 @@
 import { type AnyElysia, Elysia } from 'elysia'
-import type { OpenAPIV3_1 } from 'openapi-types'
 import swaggerCss from 'swagger-ui-dist/swagger-ui.css' with { type: 'file' }
 import swaggerBundle from 'swagger-ui-dist/swagger-ui-bundle.js' with { type: 'file' }
-import { negotiatedResponse, Representation } from '../http/compression'
+import { identityResponse, negotiatedResponse, Representation } from '../http/compression'
 import { entityTag } from '../http/conditional'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { baseUrl } from '../http/url'
@@ -128,8 +127,11 @@ const PAGE_HEADERS = {
 }
 
 // The document is the same for every request but its `servers`, which follow the request's base URL (with no
-// PUBLIC_URL): a few bases are kept compressed; more (a client inventing Host headers) start the set afresh.
+// PUBLIC_URL). The first few bases are kept, compressed once; any other (a client inventing Host headers) gets
+// the document made from its text and the base, uncompressed: no per-Host JSON or compression work.
 const OPENAPI_BASES_KEPT = 8
+// Stands for the base URL in the document's text while it is made once; no URL contains it.
+const BASE_PLACEHOLDER = '\u0000base\u0000'
 
 /**
  * `GET /openapi.json`, the Swagger UI at `/docs` (under a strict
@@ -140,7 +142,19 @@ const OPENAPI_BASES_KEPT = 8
  * ETag for a 304. None of them needs a key.
  */
 export function docsRoutes({ app, publicUrl }: DocsOptions) {
-  let document: OpenAPIV3_1.Document | undefined
+  // The document's text around its `servers` URL, made once: a base's document is the three joined.
+  let halves: [string, string] | undefined
+  const documentFor = (base: string): string => {
+    if (halves === undefined) {
+      const document = buildOpenApiDocument(app(), { baseUrl: BASE_PLACEHOLDER })
+      const text = JSON.stringify({ ...document, servers: serversOf(BASE_PLACEHOLDER) })
+      const at = text.indexOf(JSON.stringify(BASE_PLACEHOLDER).slice(1, -1))
+      if (at === -1 || text.indexOf('\\u0000base', at + 1) !== -1)
+        throw new Error('the base URL must appear once in the document, in servers')
+      halves = [text.slice(0, at), text.slice(at + JSON.stringify(BASE_PLACEHOLDER).length - 2)]
+    }
+    return halves[0] + JSON.stringify(base).slice(1, -1) + halves[1]
+  }
   const documents = new Map<string, Representation>()
   let page: Representation | undefined
   const pageRepresentation = async () => {
@@ -168,18 +182,16 @@ export function docsRoutes({ app, publicUrl }: DocsOptions) {
         ({ request }) => {
           // Built once; only `servers` follows the request, as `Link` and `Location` do.
           const base = baseUrl(publicUrl, request.url)
+          const headers = { 'content-type': JSON_CONTENT_TYPE, 'cache-control': REVALIDATE_EACH_TIME }
           let representation = documents.get(base)
           if (representation === undefined) {
-            document ??= buildOpenApiDocument(app(), { baseUrl: base })
-            const json = JSON.stringify({ ...document, servers: serversOf(base) })
+            const json = documentFor(base)
+            // Past the first few bases, nothing is kept or compressed: the text is sent as made, with its tag.
+            if (documents.size >= OPENAPI_BASES_KEPT) return identityResponse(request, json, headers)
             representation = new Representation(json, entityTag(json))
-            if (documents.size >= OPENAPI_BASES_KEPT) documents.clear()
             documents.set(base, representation)
           }
-          return negotiatedResponse(request, representation, {
-            'content-type': JSON_CONTENT_TYPE,
-            'cache-control': REVALIDATE_EACH_TIME,
-          })
+          return negotiatedResponse(request, representation, headers)
         },
         { detail: { hide: true } },
       )

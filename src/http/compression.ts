@@ -1,6 +1,6 @@
 import { promisify } from 'node:util'
 import { brotliCompress, brotliCompressSync, constants, gzip } from 'node:zlib'
-import { ifNoneMatchMatches } from './conditional'
+import { entityTag, ifNoneMatchMatches } from './conditional'
 
 /**
  * Content codings (RFC 9110 §8.4.1) the service compresses with, from
@@ -214,4 +214,18 @@ export function negotiatedResponse(
     return new Response(null, { status: 304, headers: sent })
   if (form.coding !== undefined) sent.set('content-encoding', form.coding)
   return new Response(form.body, { headers: sent })
+}
+
+/**
+ * A whole response for a body sent as it is (not kept, not compressed): its
+ * ETag, and a 304 when `If-None-Match` matches; `headers` add the type and
+ * caching.
+ */
+export function identityResponse(request: Request, body: string, headers: Record<string, string>): Response {
+  const sent = new Headers(headers)
+  const etag = entityTag(body)
+  sent.set('etag', etag)
+  if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag))
+    return new Response(null, { status: 304, headers: sent })
+  return new Response(body, { headers: sent })
 }

@@ -447,3 +447,29 @@ describe('GET /docs', () => {
     expect(response.headers.get('location')).toBe('../docs')
   })
 })
+
+describe('GET /openapi.json under Host churn (issue 31)', () => {
+  test('past eight bases, a new Host gets the same document with its own servers, uncompressed and not kept', async () => {
+    const { app } = await makeTestApp()
+    const get = (host: string, headers: Record<string, string> = {}) =>
+      app.handle(new Request(`http://${host}/openapi.json`, { headers: { 'accept-encoding': 'br, gzip', ...headers } }))
+    const first = await get('a0.example')
+    expect(first.headers.get('content-encoding')).toMatch(/^(br|gzip)$/)
+    await first.arrayBuffer()
+    const plain = await get('a0.example', { 'accept-encoding': 'identity' })
+    const reference = (await plain.json()) as { servers: { url: string }[]; paths: object }
+    for (let i = 1; i < 8; i++) await (await get(`a${i}.example`)).arrayBuffer()
+    const churned = await get('z-9.example:8080')
+    expect(churned.status).toBe(200)
+    expect(churned.headers.get('content-encoding')).toBeNull()
+    const text = await churned.text()
+    const document = JSON.parse(text) as typeof reference
+    // The Host is written into servers; the rest is the document every base gets.
+    expect(document.servers).toEqual([expect.objectContaining({ url: 'http://z-9.example:8080/v1' })])
+    expect({ ...document, servers: reference.servers }).toEqual(reference)
+    const etag = churned.headers.get('etag') as string
+    expect((await get('z-9.example:8080', { 'if-none-match': etag })).status).toBe(304)
+    // The first bases are still kept compressed.
+    expect((await get('a3.example')).headers.get('content-encoding')).toMatch(/^(br|gzip)$/)
+  })
+})
