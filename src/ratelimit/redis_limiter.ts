@@ -45,8 +45,14 @@ export interface RedisRateLimiterOptions {
  * not count as an outage.
  */
 export const REDIS_TIMEOUT_MS = 1000
-/** While Redis is down, how often a request tries it again. */
+/** While Redis is down, how often one call tries it again. */
 const RETRY_EVERY_MS = 1000
+/**
+ * How often the limiter writes a probe key on its own, traffic or not: an
+ * outage (or a Redis that refuses writes, full at `maxmemory`) is noticed
+ * within this and a timeout, and a recovery within this.
+ */
+export const PROBE_EVERY_MS = 1000
 
 /**
  * Fixed-window counters shared by every instance through Redis (Bun's
@@ -58,6 +64,9 @@ export class RedisRateLimiter implements RateLimiter {
   #options: Required<RedisRateLimiterOptions>
   #failing = false
   #retryAt = 0
+  /** The one call that tries Redis while it is down; the others are decided at once meanwhile. */
+  #attempt: Promise<unknown> | undefined
+  #probeTimer: Timer | undefined
 
   constructor(options: RedisRateLimiterOptions) {
     this.#options = { ...options, timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
@@ -69,8 +78,14 @@ export class RedisRateLimiter implements RateLimiter {
     })
   }
 
-  /** Connects and loads the script; a service that cannot reach Redis at start still starts, in its failure mode. */
+  /**
+   * Connects and loads the script; a service that cannot reach Redis at start
+   * still starts, in its failure mode. From here a probe runs every
+   * PROBE_EVERY_MS until `close`.
+   */
   async connect(): Promise<boolean> {
+    this.#probeTimer ??= setInterval(() => this.#probe(), PROBE_EVERY_MS)
+    this.#probeTimer.unref()
     try {
       for (const { source } of Object.values(REDIS_SCRIPTS))
         await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', source]))
@@ -172,15 +187,32 @@ export class RedisRateLimiter implements RateLimiter {
     return `${this.#options.prefix}:{${subject}}`
   }
 
-  /** Asks Redis (PING) when it was down and a try is due, so an instance without traffic also sees it come back. */
+  /**
+   * What the last call to Redis found, at once: `/health` never waits for
+   * Redis. While it is down this also starts a try when one is due, whose
+   * outcome the next call reads (the probe keeps it fresh without traffic).
+   */
   async health(): Promise<LimiterHealth> {
-    if (this.#failing) await this.#ask(() => this.#client.send('PING', [])).catch(() => {})
+    if (this.#failing) this.#probe()
     if (!this.#failing) return 'ok'
     return this.#options.failureMode === 'open' ? 'degraded' : 'down'
   }
 
   close(): void {
+    clearInterval(this.#probeTimer)
     this.#client.close()
+  }
+
+  /**
+   * A small write with an expiry (not a PING): a Redis that answers but
+   * refuses writes (full at `maxmemory` under `noeviction`) is as down for
+   * counting as one that does not answer.
+   */
+  #probe(): void {
+    const key = `${this.#options.prefix}:probe`
+    this.#ask(() => this.#client.send('SET', [key, String(Date.now()), 'PX', String(10 * PROBE_EVERY_MS)])).catch(
+      () => {},
+    )
   }
 
   // EVALSHA sends only the script's hash; a Redis that restarted has forgotten the script, and EVAL teaches it again.
@@ -194,12 +226,27 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * One call to Redis, bounded by the timeout. While Redis is down, one call a
-   * second tries it (and reconnects the client first if Bun gave up); the
-   * others fail at once instead of waiting for a timeout each.
+   * One call to Redis, bounded by the timeout. While Redis is down, one call
+   * at a time tries it, at most once every RETRY_EVERY_MS (reconnecting the
+   * client first if Bun gave up): every other call fails at once, so the
+   * requests it serves are decided by the failure mode without waiting.
    */
   async #ask<T>(work: () => Promise<T>): Promise<T> {
-    if (this.#failing && performance.now() < this.#retryAt) throw new Error('Redis is down; not asked again yet')
+    if (!this.#failing) return this.#call(work)
+    if (this.#attempt !== undefined || performance.now() < this.#retryAt)
+      throw new Error('Redis is down; not asked again yet')
+    // Moved when the try starts, not when it fails: calls arriving while it waits are not tries too.
+    this.#retryAt = performance.now() + RETRY_EVERY_MS
+    const attempt = this.#call(work)
+    this.#attempt = attempt
+    try {
+      return await attempt
+    } finally {
+      this.#attempt = undefined
+    }
+  }
+
+  async #call<T>(work: () => Promise<T>): Promise<T> {
     try {
       if (!this.#client.connected) await this.#withTimeout(this.#client.connect())
       const answer = await this.#withTimeout(work())

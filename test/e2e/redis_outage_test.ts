@@ -94,6 +94,55 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter while Redis is down', () => {
   }, 20_000)
 })
 
+describe.skipIf(!SHARED_STORES)('a Redis outage costs one try a second, not a timeout a request (issue 31)', () => {
+  test('while Redis hangs, one call at a time waits for it; every other is decided at once, and /health never waits', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const timeoutMs = 300
+    const { limiter } = await redisTestLimiter({ url: redis.url, failureMode: 'open', timeoutMs }, cleanups)
+    await limiter.consume(1, free, Date.now())
+    redis.pause()
+    try {
+      // The first call finds out (it waits for the timeout); from then on the outage is known.
+      await limiter.consume(1, free, Date.now())
+      const took: number[] = []
+      const healthTook: number[] = []
+      const calls: Promise<unknown>[] = []
+      const until = performance.now() + 2500
+      while (performance.now() < until) {
+        const started = performance.now()
+        calls.push(limiter.consume(1, free, Date.now()).then(() => took.push(performance.now() - started)))
+        const asked = performance.now()
+        expect(await limiter.health()).toBe('degraded')
+        healthTook.push(performance.now() - asked)
+        await Bun.sleep(10)
+      }
+      await Promise.all(calls)
+      // About one try a second waits for Redis (two or three in 2.5 s); the rest, some two hundred, do not.
+      const waited = took.filter((ms) => ms > timeoutMs / 2)
+      expect(took.length).toBeGreaterThan(100)
+      expect(waited.length).toBeLessThanOrEqual(4)
+      expect(Math.max(...healthTook)).toBeLessThan(100)
+    } finally {
+      redis.resume()
+    }
+  }, 20_000)
+
+  test('an outage is noticed without any traffic, and so is the recovery', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const { limiter } = await redisTestLimiter({ url: redis.url, failureMode: 'closed', timeoutMs: 200 }, cleanups)
+    expect(await limiter.health()).toBe('ok')
+    redis.pause()
+    try {
+      await eventually(async () => limiter.health(), 'down', 4000)
+    } finally {
+      redis.resume()
+    }
+    await eventually(async () => limiter.health(), 'ok', 4000)
+  }, 20_000)
+})
+
 describe.skipIf(!SHARED_STORES)('a serve process whose Redis goes away', () => {
   test('keeps answering with rate-limit headers, says degraded, and shares limits again once Redis is back', async () => {
     const redis = await startPrivateRedis()
