@@ -1,4 +1,5 @@
 import { describe, expect, test } from 'bun:test'
+import { RedisClient } from 'bun'
 import type { Limits } from '../../src/keys/plans'
 import type { RateDecision } from '../../src/ratelimit/decision'
 import { cleanupsAfterEach, eventually, FREE, makeTestApp } from '../helpers'
@@ -126,6 +127,25 @@ describe.skipIf(!SHARED_STORES)('a Redis outage costs one try a second, not a ti
     } finally {
       redis.resume()
     }
+  }, 20_000)
+
+  test('a Redis full at maxmemory (noeviction) that still answers PING is down for counting, and /health says so', async () => {
+    const redis = await startPrivateRedis()
+    cleanups.push(redis.stop)
+    const { limiter } = await redisTestLimiter({ url: redis.url, failureMode: 'closed', timeoutMs: 500 }, cleanups)
+    expect(await limiter.consume(1, free, Date.now())).toMatchObject({ refusal: undefined })
+    const admin = new RedisClient(redis.url)
+    cleanups.push(() => admin.close())
+    // Full: whatever it holds now is over a limit of one byte more than it uses, and nothing may be evicted.
+    const used = /used_memory:(\d+)/.exec((await admin.send('INFO', ['memory'])) as string)![1]
+    await admin.send('CONFIG', ['SET', 'maxmemory-policy', 'noeviction'])
+    await admin.send('CONFIG', ['SET', 'maxmemory', String(Number(used) + 1)])
+    expect(await admin.send('PING', [])).toBe('PONG')
+    expect(await limiter.consume(2, free, Date.now())).toMatchObject({ refusal: 'rate_limiter_unavailable' })
+    expect(await limiter.health()).toBe('down')
+    // Room again: the probe sees it without traffic.
+    await admin.send('CONFIG', ['SET', 'maxmemory', '0'])
+    await eventually(async () => limiter.health(), 'ok', 4000)
   }, 20_000)
 
   test('an outage is noticed without any traffic, and so is the recovery', async () => {
