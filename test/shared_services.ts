@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs'
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RedisClient, SQL } from 'bun'
@@ -182,8 +182,22 @@ export async function startPrivatePostgres() {
     const result = Bun.spawnSync(asPostgres([`${bin}/pg_ctl`, '-D', join(dir, 'pg'), '-w', ...args]))
     if (result.exitCode !== 0) throw new Error(`pg_ctl ${args[0]} failed:\n${result.stderr.toString()}`)
   }
+  /** Every process of the cluster: the postmaster and its children (each connection is one). */
+  const processes = () => {
+    const postmaster = readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8')
+      .split('\n')[0]!
+      .trim()
+    const children = Bun.spawnSync(['pgrep', '-P', postmaster]).stdout.toString().split(/\s+/).filter(Boolean)
+    return [postmaster, ...children].map(Number)
+  }
+  const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
+    for (const pid of processes()) process.kill(pid, name)
+  }
   return {
     url,
+    /** Freezes the whole server (every backend too), as a stalled host would: connections stay open, nothing answers. */
+    pause: () => signal('SIGSTOP'),
+    resume: () => signal('SIGCONT'),
     stop: () => pgCtl('stop', '-m', 'fast'),
     start: () =>
       pgCtl('start', '-l', join(dir, 'pg', 'server.log'), '-o', `-p ${port} -k ${dir} -c listen_addresses=127.0.0.1`),

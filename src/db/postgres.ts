@@ -104,12 +104,37 @@ export function databaseUnavailable(error: unknown): boolean {
   return typeof errno === 'string' && UNAVAILABLE_ERRNOS.has(errno)
 }
 
+/**
+ * How long a request's database work may take, a connection from the pool
+ * included, before it is answered 503 (`unavailable`, retry): one second
+ * beyond the server's own `statement_timeout`, which a PostgreSQL that hangs
+ * (frozen, or its host stalled) cannot enforce while it hangs. A statement
+ * it was running is cancelled once it runs again (its timeout has passed);
+ * one that had not reached it yet may still run then, so a write answered
+ * 503 may land after all: a create retried with its Idempotency-Key is
+ * replayed, never written twice (docs/operations.md, "When things go wrong").
+ */
+export const CLIENT_DEADLINE_MS = STATEMENT_TIMEOUT_MS + 1000
+
+/** How long `/health` waits for PostgreSQL's answer to a trivial query: a probe must answer promptly. */
+export const HEALTH_DEADLINE_MS = 1000
+
 /** Runs a request's database work; a database out of reach becomes a StoreUnavailableError (retry), not a bug. */
-export async function orUnavailable<T>(work: () => Promise<T>): Promise<T> {
+export async function orUnavailable<T>(work: () => Promise<T>, deadlineMs = CLIENT_DEADLINE_MS): Promise<T> {
+  let timer: Timer | undefined
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(
+      () => reject(new StoreUnavailableError(`PostgreSQL did not answer within ${deadlineMs} ms`)),
+      deadlineMs,
+    )
+  })
   try {
-    return await work()
+    return await Promise.race([work(), deadline])
   } catch (error) {
+    if (error instanceof StoreUnavailableError) throw error
     if (databaseUnavailable(error)) throw new StoreUnavailableError('PostgreSQL does not answer', { cause: error })
     throw error
+  } finally {
+    clearTimeout(timer)
   }
 }

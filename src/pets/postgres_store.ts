@@ -1,5 +1,5 @@
 import type { SQL } from 'bun'
-import { orUnavailable } from '../db/postgres'
+import { HEALTH_DEADLINE_MS, orUnavailable } from '../db/postgres'
 import { returnedRow } from '../db/returned_row'
 import {
   type DeleteOutcome,
@@ -131,9 +131,10 @@ export class PostgresPetStore implements PetStore {
     return row && toPet(row)
   }
 
+  /** Whether PostgreSQL answers a trivial query within HEALTH_DEADLINE_MS: `/health` never waits longer. */
   async answers(): Promise<boolean> {
     try {
-      await this.#sql`SELECT 1`
+      await orUnavailable(() => this.#sql`SELECT 1`, HEALTH_DEADLINE_MS)
       return true
     } catch {
       return false

@@ -1,4 +1,5 @@
 import { afterAll, describe, expect, test } from 'bun:test'
+import { CLIENT_DEADLINE_MS, HEALTH_DEADLINE_MS } from '../../src/db/postgres'
 import { eventually } from '../helpers'
 import { SHARED_STORES, startPrivatePostgres } from '../shared_services'
 import { printedKey, type ServerProcess, startServer } from './process_helpers'
@@ -6,7 +7,7 @@ import { printedKey, type ServerProcess, startServer } from './process_helpers'
 const cleanups: (() => Promise<unknown>)[] = []
 afterAll(async () => {
   for (const cleanup of cleanups.reverse()) await cleanup()
-})
+}, 30_000)
 
 describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', () => {
   test('answers 503 unavailable while it is down, and serves again once it is back, without a restart', async () => {
@@ -40,5 +41,45 @@ describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL goes away', ()
     })
     expect(created.status).toBe(201)
     expect((await get('/health')).status).toBe(200)
+  }, 60_000)
+})
+
+describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL hangs (SIGSTOP, issue 31)', () => {
+  test('answers 503 within the deadline and /health within its bound, then serves again once it thaws', async () => {
+    const postgres = await startPrivatePostgres()
+    cleanups.push(postgres.cleanup)
+    const server: ServerProcess = await startServer({ DATABASE_URL: postgres.url, LOG_LEVEL: 'warn' })
+    cleanups.push(() => server.stop())
+    const key = printedKey(server.stderr())
+    const headers = { authorization: `Bearer ${key}` }
+    const timed = async (path: string, init: RequestInit = {}) => {
+      const started = performance.now()
+      const response = await fetch(`${server.url}${path}`, { ...init, headers: { ...headers, ...init.headers } })
+      await response.arrayBuffer()
+      return {
+        status: response.status,
+        ms: performance.now() - started,
+        retryAfter: response.headers.get('retry-after'),
+      }
+    }
+    expect((await timed('/v1/pets')).status).toBe(200)
+    postgres.pause()
+    let resumed = false
+    cleanups.push(async () => {
+      if (!resumed) postgres.resume()
+    })
+    try {
+      const [list, health] = await Promise.all([timed('/v1/pets'), timed('/health')])
+      expect(health.status).toBe(503)
+      expect(health.ms).toBeLessThan(HEALTH_DEADLINE_MS + 500)
+      expect(list).toMatchObject({ status: 503, retryAfter: '1' })
+      expect(list.ms).toBeGreaterThanOrEqual(CLIENT_DEADLINE_MS - 100)
+      expect(list.ms).toBeLessThan(CLIENT_DEADLINE_MS + 1500)
+    } finally {
+      postgres.resume()
+      resumed = true
+    }
+    expect(await eventually(async () => (await timed('/v1/pets')).status, 200, 10_000)).toBe(200)
+    expect(await eventually(async () => (await timed('/health')).status, 200, 10_000)).toBe(200)
   }, 60_000)
 })
