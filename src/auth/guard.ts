@@ -7,15 +7,21 @@ import { plainRequestHook } from '../http/plain_hook'
 import { isApiUrl, isPath } from '../http/url'
 import type { LastUseRecorder } from '../keys/last_use'
 import { PLAN_LIMITS } from '../keys/plans'
-import type { KeyStore } from '../keys/store'
+import type { ApiKey, KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
 import { describeUsage, limiterUnavailable, type RateDecision, type Usage } from '../ratelimit/decision'
+import { FreeRequests, freeRequestLimits } from '../ratelimit/free_requests'
 import type { RateLimiter } from '../ratelimit/limiter'
 import type { QuotaReadings } from '../ratelimit/quota_readings'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, bearerError, hasExpired, refusalReason } from './authenticate'
 import { KnownCredentials } from './known_credentials'
+
+/** The 429 of a line over the secondary limit: its plan's quota is untouched, and its headers say so. */
+const FREE_REQUESTS_EXCEEDED = (perMinute: number, retryAfter: number) =>
+  `Too many requests that cost no quota (quota checks, conditional GETs): at most ${perMinute} a minute; ` +
+  `retry after ${retryAfter} s`
 
 /** The RFC 6750 challenge sent with every 401; `challenge` adds the error when credentials were presented. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
@@ -68,6 +74,8 @@ export interface ApiGuardOptions {
   lastUse: Pick<LastUseRecorder, 'note'>
   /** Where to leave the quota read for a quota check, for its route to answer with. */
   quotaReadings: QuotaReadings
+  /** The secondary count of the requests the quota does not count; a fresh one when absent. */
+  freeRequests?: FreeRequests
 }
 
 /** Whether a request is a read that may be answered 304: a `GET` (or `HEAD`) with `If-None-Match`. */
@@ -102,8 +110,16 @@ export function apiGuard({
   callers,
   lastUse,
   quotaReadings,
+  freeRequests = new FreeRequests(),
 }: ApiGuardOptions) {
   const known = new KnownCredentials()
+  /** After the quota's headers are written: a 429 when the line sends too many requests that cost no quota. */
+  const boundFree = (set: ResponseSet, key: ApiKey, now: number): ErrorBody | undefined => {
+    const over = freeRequests.count(keySubject(key), key, now)
+    if (over === undefined) return undefined
+    set.headers['retry-after'] = String(over.retryAfter)
+    return refuse(set, 'rate_limit_exceeded', FREE_REQUESTS_EXCEEDED(freeRequestLimits(key).rpm, over.retryAfter))
+  }
   const check: GuardCheck = (request, set) => {
     if (!isApiUrl(request.url)) return
     const authorization = request.headers.get('authorization')
@@ -144,7 +160,7 @@ export function apiGuard({
         if (usage === undefined) return applyRateDecision(set, limiterUnavailable(key, now))
         applyRateDecision(set, describeUsage(usage, key, now))
         quotaReadings.note(request, { usage, at: now })
-        return undefined
+        return boundFree(set, key, now)
       })
     }
     if (key.access === 'read-only' && !READ_METHODS.has(request.method)) {
@@ -158,8 +174,9 @@ export function apiGuard({
       // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.
       if (view === undefined || view.remaining === 0) return count()
       applyRateDecision(set, view)
-      callers.letThroughUncounted(request)
-      return undefined
+      const refused = boundFree(set, key, now)
+      if (refused === undefined) callers.letThroughUncounted(request)
+      return refused
     }
     return andThen(limiter.peek(keySubject(key), key, now), decide)
   }

@@ -152,8 +152,11 @@ Every response under \`/v1\` describes the window with fewer requests left (the 
 Every request with a valid key counts, whatever its answer, except a 429, the quota check, a 304 and our
 own 500 or 503 (each 4xx counts). Requests without a valid key are counted per client address at the Free
 limits, so guessing keys is throttled too; an IPv6 caller is counted per /${DEFAULT_IPV6_PREFIX} network by default.
-- \`GET /rate_limit\` shows both windows and any ban without counting: call it as often as you like,
+- \`GET /rate_limit\` shows both windows and any ban without counting: call it whenever you need to,
   also while over the limit or banned, to see when to come back.
+- What costs no quota is still bounded: a key's line may send ten times its plan's minute and day (at least
+  600 a minute) of quota checks and conditional GETs; past that they get 429 \`rate_limit_exceeded\` with
+  \`Retry-After\`, while the \`X-RateLimit-*\` headers keep describing the plan's quota, which is untouched.
 - Revalidate instead of downloading again: \`GET /pets\` and \`GET /pets/{petId}\` carry a strong \`ETag\`;
   send it back in \`If-None-Match\` and, while the page or animal is unchanged, the answer is a 304 with no
   body, which costs no quota. A create changes a page's tag exactly when it changes the page.

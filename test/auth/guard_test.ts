@@ -146,3 +146,35 @@ describe('the guard as Elysia compiles it', () => {
     await expectUnauthorized(await call('GET', '/v1/pets', { key: null }))
   })
 })
+
+describeEachStore('requests that cost no quota are bounded too (issue 31)', () => {
+  test('a key gets 600 free quota checks and 304s a minute (ten times its plan, at least 600), then 429s', async () => {
+    // Ahead of Redis's clock: it expires a window's keys at the window's end.
+    let now = Date.UTC(2099, 10, 25, 12, 0, 0)
+    const { call } = await makeTestApp({ clock: () => now }, FREE)
+    await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })
+    const page = await call('GET', '/v1/pets')
+    const etag = page.headers.get('etag') as string
+    // Two requests counted so far: the create and the page.
+    const statuses: number[] = []
+    for (let i = 0; i < 300; i++) statuses.push((await call('GET', '/v1/rate_limit')).status)
+    for (let i = 0; i < 300; i++)
+      statuses.push((await call('GET', '/v1/pets', { headers: { 'if-none-match': etag } })).status)
+    expect(statuses.filter((status) => status === 429)).toEqual([])
+    const over = await call('GET', '/v1/rate_limit')
+    const error = await expectError(over, 429, 'rate_limit_exceeded')
+    expect(error.message).toStartWith(
+      'Too many requests that cost no quota (quota checks, conditional GETs): at most 600',
+    )
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    // The plan's quota is untouched, and its headers still say so.
+    expect(over.headers.get('x-ratelimit-limit')).toBe('60')
+    expect(over.headers.get('x-ratelimit-remaining')).toBe('58')
+    const revalidated = await call('GET', '/v1/pets', { headers: { 'if-none-match': etag } })
+    await expectError(revalidated, 429, 'rate_limit_exceeded')
+    // Counted requests go on as before, and the next minute the free ones do too.
+    expect((await call('GET', '/v1/pets')).status).toBe(200)
+    now += 60_000
+    expect((await call('GET', '/v1/rate_limit')).status).toBe(200)
+  })
+})
