@@ -59,7 +59,9 @@ describe('the probes while stopping', () => {
     try {
       expect((await fetch(`${server.url}/health/ready`)).status).toBe(200)
       server.proc.kill('SIGTERM')
-      await eventually(async () => server.stderr().includes('SIGTERM: finishing in-flight requests'), true, 2000)
+      expect(
+        await eventually(async () => server.stderr().includes('SIGTERM: finishing in-flight requests'), true, 2000),
+      ).toBe(true)
       // Within the drain (half a second) the listener still answers.
       const [ready, live, list] = await Promise.all([
         fetch(`${server.url}/health/ready`),
@@ -83,11 +85,13 @@ describe('SIGHUP without TLS', () => {
     const { server, key, cleanup } = await startFreshServer({ LOG_LEVEL: 'warn' }, 'animal-store-hup-')
     try {
       server.proc.kill('SIGHUP')
-      await eventually(
-        async () => server.stderr().includes('SIGHUP: TLS is off, nothing to reload; ignored'),
-        true,
-        2000,
-      )
+      expect(
+        await eventually(
+          async () => server.stderr().includes('SIGHUP: TLS is off, nothing to reload; ignored'),
+          true,
+          2000,
+        ),
+      ).toBe(true)
       expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
       expect(server.proc.exitCode).toBeNull()
       expect(await server.stop()).toBe(0)
