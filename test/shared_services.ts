@@ -1,4 +1,4 @@
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { RedisClient, SQL } from 'bun'
@@ -184,11 +184,8 @@ export async function startPrivatePostgres() {
   }
   /** Every process of the cluster: the postmaster and its children (each connection is one). */
   const processes = () => {
-    const postmaster = readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8')
-      .split('\n')[0]!
-      .trim()
-    const children = Bun.spawnSync(['pgrep', '-P', postmaster]).stdout.toString().split(/\s+/).filter(Boolean)
-    return [postmaster, ...children].map(Number)
+    const postmaster = Number(readFileSync(join(dir, 'pg', 'postmaster.pid'), 'utf8').split('\n')[0])
+    return [postmaster, ...childrenOf(postmaster)]
   }
   const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
     for (const pid of processes()) process.kill(pid, name)
@@ -206,4 +203,12 @@ export async function startPrivatePostgres() {
       rmSync(dir, { recursive: true, force: true })
     },
   }
+}
+
+/** The PIDs of a process's children and theirs, read from /proc (no procps needed on a fresh machine). */
+export function childrenOf(pid: number): number[] {
+  const file = `/proc/${pid}/task/${pid}/children`
+  if (!existsSync(file)) return []
+  const children = readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  return children.flatMap((child) => [child, ...childrenOf(child)])
 }

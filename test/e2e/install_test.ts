@@ -2,6 +2,7 @@ import { describe, expect, test } from 'bun:test'
 import { existsSync, readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { tempDir } from '../helpers'
+import { childrenOf } from '../shared_services'
 
 const ROOT = join(import.meta.dir, '..', '..')
 const packageJson = JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8'))
@@ -98,11 +99,3 @@ describe('installing on the Node people have', () => {
     }
   }, 180_000)
 })
-
-/** The PIDs of a process's children, and theirs. */
-function childrenOf(pid: number): number[] {
-  const file = `/proc/${pid}/task/${pid}/children`
-  if (!existsSync(file)) return []
-  const children = readFileSync(file, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  return children.flatMap((child) => [child, ...childrenOf(child)])
-}
