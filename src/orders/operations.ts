@@ -4,7 +4,7 @@ import { MERGE_PATCH_OR_JSON } from '../http/json_body'
 import { MAX_BODY_BYTES } from '../http/limits'
 import { errorResponse, header, jsonResponse, operationResponses, ref, response } from '../openapi/responses'
 import { petNotFound } from '../pets/answers'
-import { IDEMPOTENCY_KEY_REUSED } from '../pets/idempotency'
+import { idempotencyKeyReused } from '../pets/idempotency_header'
 import { EXPERIMENTAL } from '../pets/operations'
 import { MAX_LIMIT } from '../pets/schema'
 import { orderChanged, orderInvalidTransition, orderNotFound, petNotAvailable } from './answers'
@@ -65,7 +65,7 @@ export const PLACE_ORDER: DocumentDecoration = {
     409: errorResponse(['pet_not_available'], { example: petNotAvailable(ORDER_EXAMPLE.petId, 'pending') }),
     413: response('PayloadTooLarge'),
     415: response('UnsupportedMediaType'),
-    422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),
+    422: errorResponse(['idempotency_key_reused'], { example: idempotencyKeyReused() }),
   }),
 }
 

@@ -2,6 +2,7 @@ import type { SQL } from 'bun'
 import { orUnavailable } from '../db/postgres'
 import { returnedRow } from '../db/returned_row'
 import type { IdempotencyClaim } from '../pets/idempotency'
+import { rowsForPage } from '../pets/paging'
 import { ClaimTaken, earlierClaim, takeClaim } from '../pets/postgres_claims'
 import type { PetStatus } from '../pets/schema'
 import {
@@ -102,7 +103,7 @@ export class PostgresOrderStore implements OrderStore {
     return orUnavailable(async () => {
       // Four statement texts at most, each served by its (owner_id, ..., id) index.
       const rows: OrderRow[] = await this.#sql.unsafe(
-        `SELECT ${COLUMNS} FROM orders WHERE ${where} ORDER BY id LIMIT $${values.push(limit + 1)}`,
+        `SELECT ${COLUMNS} FROM orders WHERE ${where} ORDER BY id LIMIT $${values.push(rowsForPage(limit))}`,
         values,
       )
       return orderPageOf([...rows], limit)

@@ -1,13 +1,11 @@
 import { Elysia } from 'elysia'
 import type { Callers } from '../http/callers'
-import { HttpError } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody, parseMergePatchBody } from '../http/json_body'
 import { NoQuery } from '../http/no_query'
 import { API_PREFIX, baseUrl } from '../http/url'
-import { ifMatchPrecondition, petNotFound, sendChanged, sendTagged } from '../pets/answers'
-import { IDEMPOTENCY_KEY_REUSED } from '../pets/idempotency'
-import { claimOf } from '../pets/idempotency_header'
+import { answerCreated, ifMatchPrecondition, petNotFound, sendChanged, sendTagged } from '../pets/answers'
+import { claimOf, idempotencyKeyReused } from '../pets/idempotency_header'
 import { DEFAULT_LIMIT, IdempotencyKeyHeaders } from '../pets/schema'
 import type { SettleQuota } from '../ratelimit/settle'
 import { ORDERS_PATH, orderChanged, orderInvalidTransition, orderNotFound, orderTag, petNotAvailable } from './answers'
@@ -61,11 +59,10 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
           case 'pet_not_available':
             throw petNotAvailable(body.petId, outcome.status)
           case 'conflict':
-            throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED, { param: 'Idempotency-Key' })
+            throw idempotencyKeyReused()
         }
-        set.status = 201
-        set.headers.location = `${baseUrl(publicUrl, request.url)}${ORDERS_PATH}/${outcome.order.id}`
-        if (outcome.kind === 'replayed') set.headers['idempotent-replayed'] = 'true'
+        const location = `${baseUrl(publicUrl, request.url)}${ORDERS_PATH}/${outcome.order.id}`
+        answerCreated(set, location, outcome.kind === 'replayed')
         return sendChanged(JSON.stringify(outcome.order), set)
       },
       { parse: parseJsonBody, body: NewOrder, headers: IdempotencyKeyHeaders, query: NoQuery, detail: PLACE_ORDER },

@@ -1,3 +1,4 @@
+import { cutToPage } from '../pets/paging'
 import type { Order, OrderStatus } from './schema'
 import type { OrderPage } from './store'
 
@@ -21,9 +22,8 @@ export function orderOf(row: OrderRow): Order {
   }
 }
 
-/** The page of `limit` orders in `rows` (one more was read, to tell whether more follow). */
+/** The page of `limit` orders in `rows` (read with rowsForPage), and whether more follow. */
 export function orderPageOf(rows: OrderRow[], limit: number): OrderPage {
-  const more = rows.length > limit
-  if (more) rows.length = limit
+  const more = cutToPage(rows, limit)
   return { orders: rows.map(orderOf), more }
 }

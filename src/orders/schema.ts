@@ -1,6 +1,6 @@
 import { type Static, Type } from '@sinclair/typebox'
 import { t } from 'elysia'
-import { afterParameter, DEFAULT_LIMIT, ifMatchHeaders, MAX_ID, MAX_LIMIT, withoutDefault } from '../pets/schema'
+import { afterParameter, idSchema, ifMatchHeaders, limitParameter, MAX_ID, withoutDefault } from '../pets/schema'
 
 /** Where an order is in its life: `placed` (its animal reserved), then `delivered` (sold) or `cancelled`. */
 export const OrderStatus = withoutDefault(
@@ -18,17 +18,14 @@ export const OrderOutcome = withoutDefault(
 )
 export type OrderOutcome = Static<typeof OrderOutcome>
 
-const Id = (description: string) =>
-  Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description, examples: [1] })
-
 const Instant = (description: string) =>
   Type.String({ format: 'date-time', description, examples: ['2026-11-25T15:20:56.123Z'] })
 
 /** An order as the API answers it. */
 export const Order = Type.Object(
   {
-    id: Id('Assigned by the service'),
-    petId: Id('The animal the order is for'),
+    id: idSchema('Assigned by the service'),
+    petId: idSchema('The animal the order is for'),
     status: OrderStatus,
     placedAt: Instant('When the order was placed (RFC 3339, UTC)'),
     updatedAt: Instant('When the order last changed status (RFC 3339, UTC); placedAt until then'),
@@ -39,7 +36,7 @@ export type Order = Static<typeof Order>
 
 /** The body of `POST /store/orders`: the animal to reserve; any other property is refused. */
 export const NewOrder = Type.Object(
-  { petId: Id('The animal to reserve: it must be `available`') },
+  { petId: idSchema('The animal to reserve: it must be `available`') },
   { additionalProperties: false },
 )
 export type NewOrder = Static<typeof NewOrder>
@@ -49,28 +46,12 @@ export const OrderPatch = Type.Object({ status: OrderOutcome }, { additionalProp
 export type OrderPatch = Static<typeof OrderPatch>
 
 /** Path of the operations on one order. */
-export const OrderIdParams = Type.Object({
-  orderId: Type.Integer({
-    minimum: 1,
-    maximum: MAX_ID,
-    format: 'int64',
-    description: 'Identifier of the order: 1 to 2^53 − 1',
-    examples: [1],
-  }),
-})
+export const OrderIdParams = Type.Object({ orderId: idSchema('Identifier of the order: 1 to 2^53 − 1') })
 
 /** Query of `GET /store/orders`; integers arrive as text and are converted strictly first. Unknown parameters are refused. */
 export const ListOrdersQuery = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_LIMIT,
-        default: DEFAULT_LIMIT,
-        description: `How many orders at most: 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`,
-        examples: [DEFAULT_LIMIT],
-      }),
-    ),
+    limit: Type.Optional(limitParameter('orders')),
     status: Type.Optional(OrderStatus),
     petId: Type.Optional(
       Type.Integer({

@@ -2,8 +2,10 @@ import type { Database, Statement } from 'bun:sqlite'
 import type { GroupCommit } from '../db/group_commit'
 import { returnedRow } from '../db/returned_row'
 import type { IdempotencyClaim } from '../pets/idempotency'
+import { rowsForPage } from '../pets/paging'
 import type { Pet, PetStatus } from '../pets/schema'
 import { SqliteClaims } from '../pets/sqlite_claims'
+import { PET_COLUMNS } from '../pets/sqlite_store'
 import {
   answerToClaimedOrder,
   decideOrderUpdate,
@@ -19,7 +21,6 @@ import type { Order, OrderOutcome } from './schema'
 import type { OrderListQuery, OrderPage, OrderStore } from './store'
 
 const COLUMNS = 'id, pet_id AS petId, status, placed_at AS placedAt, updated_at AS updatedAt'
-const PET_COLUMNS = 'id, name, category_id AS categoryId, status'
 
 /** The list's filters, as the key of the statement that serves them. */
 type Filter = '' | 'status' | 'petId' | 'status,petId'
@@ -107,7 +108,7 @@ export class SqliteOrderStore implements OrderStore {
     if (status !== undefined) values.push(status)
     if (petId !== undefined) values.push(petId)
     try {
-      return orderPageOf(this.#pages[filter].all(...values, after, limit + 1), limit)
+      return orderPageOf(this.#pages[filter].all(...values, after, rowsForPage(limit)), limit)
     } catch (error) {
       throw this.#writes.fault(error)
     }

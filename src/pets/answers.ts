@@ -99,3 +99,10 @@ export function petHasOrders(id: number): HttpError {
     param: 'petId',
   })
 }
+
+/** A create's 201: where the new animal or order is, and whether it replays an earlier request's (Idempotency-Key). */
+export function answerCreated(set: ResponseSet, location: string, replayed: boolean): void {
+  set.status = 201
+  set.headers.location = location
+  if (replayed) set.headers['idempotent-replayed'] = 'true'
+}

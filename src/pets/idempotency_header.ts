@@ -1,6 +1,6 @@
 import { HttpError } from '../http/errors'
 import { containsApiKey } from '../key_shape'
-import type { IdempotencyClaim } from './idempotency'
+import { IDEMPOTENCY_KEY_REUSED, type IdempotencyClaim } from './idempotency'
 
 const IDEMPOTENCY_KEY_IS_SECRET =
   '"Idempotency-Key" looks like an API key, which must never be sent there (it is stored); send a random value such as a UUID'
@@ -21,4 +21,9 @@ export function claimOf(
   if (containsApiKey(key))
     throw new HttpError('invalid_request', IDEMPOTENCY_KEY_IS_SECRET, { param: 'Idempotency-Key' })
   return { apiKeyId, key, requestHash: requestHash(), now }
+}
+
+/** The 422 of an Idempotency-Key that comes back with another body (createPet and placeOrder alike). */
+export function idempotencyKeyReused(): HttpError {
+  return new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED, { param: 'Idempotency-Key' })
 }

@@ -15,7 +15,7 @@ import {
 } from '../openapi/responses'
 import { invalidTransition, petChanged, petHasOrders, petNotFound } from './answers'
 import { GET_PET_SUNSET } from './deprecation'
-import { IDEMPOTENCY_KEY_REUSED } from './idempotency'
+import { idempotencyKeyReused } from './idempotency_header'
 import { MAX_ID, MAX_LIMIT, type Pet } from './schema'
 
 /** One animal as the examples of the document show it. */
@@ -74,7 +74,7 @@ export const CREATE_PET: DocumentDecoration = {
     403: response('Forbidden'),
     413: response('PayloadTooLarge'),
     415: response('UnsupportedMediaType'),
-    422: errorResponse(['idempotency_key_reused'], { example: IDEMPOTENCY_KEY_REUSED }),
+    422: errorResponse(['idempotency_key_reused'], { example: idempotencyKeyReused() }),
   }),
 }
 

@@ -6,9 +6,15 @@ export function rowsForPage(limit: number): number {
   return limit + 1
 }
 
-/** The page of `limit` pets in `rows` (read with rowsForPage), and whether more follow. */
-export function pageOf(rows: Pet[], limit: number): PetPage {
+/** Whether more than a page of `limit` follow in `rows` (read with rowsForPage); cuts `rows` to the page. */
+export function cutToPage(rows: unknown[], limit: number): boolean {
   const more = rows.length > limit
   if (more) rows.length = limit
+  return more
+}
+
+/** The page of `limit` pets in `rows` (read with rowsForPage), and whether more follow. */
+export function pageOf(rows: Pet[], limit: number): PetPage {
+  const more = cutToPage(rows, limit)
   return { pets: rows, more }
 }

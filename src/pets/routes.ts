@@ -3,7 +3,7 @@ import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
 import { entityTag, ifNoneMatchMatches, notModified } from '../http/conditional'
-import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
+import type { ErrorBody, ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
@@ -11,9 +11,9 @@ import { NoQuery } from '../http/no_query'
 import { plainQueryHandler } from '../http/plain_hook'
 import { API_PREFIX, baseUrl } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
-import { petNotFound, sendTagged } from './answers'
-import { bodyHash, IDEMPOTENCY_KEY_REUSED } from './idempotency'
-import { claimOf } from './idempotency_header'
+import { answerCreated, petNotFound, sendTagged } from './answers'
+import { bodyHash } from './idempotency'
+import { claimOf, idempotencyKeyReused } from './idempotency_header'
 import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
 import { PETS_PATH } from './paths'
 import { DEFAULT_LIMIT, IdempotencyKeyHeaders, ListPetsQuery, NewPet, PetIdParams } from './schema'
@@ -83,12 +83,9 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
       async ({ body, headers, request, set }) => {
         const claim = claimOf(headers['idempotency-key'], callers.keyIdOf(request), () => bodyHash(body), clock())
         const outcome = await pets.create(body, claim)
-        if (outcome.kind === 'conflict') {
-          throw new HttpError('idempotency_key_reused', IDEMPOTENCY_KEY_REUSED, { param: 'Idempotency-Key' })
-        }
-        set.status = 201
-        set.headers.location = `${baseUrl(publicUrl, request.url)}${PETS_PATH}/${outcome.pet.id}`
-        if (outcome.kind === 'replayed') set.headers['idempotent-replayed'] = 'true'
+        if (outcome.kind === 'conflict') throw idempotencyKeyReused()
+        const location = `${baseUrl(publicUrl, request.url)}${PETS_PATH}/${outcome.pet.id}`
+        answerCreated(set, location, outcome.kind === 'replayed')
         return outcome.pet
       },
       {

@@ -63,6 +63,22 @@ export const DEFAULT_LIMIT = 20
 /** The largest page a client may ask for. */
 export const MAX_LIMIT = 100
 
+/** The `limit` of a keyset-paged list of `things` (animals, orders): the page size. */
+export function limitParameter(things: string) {
+  return Type.Integer({
+    minimum: 1,
+    maximum: MAX_LIMIT,
+    default: DEFAULT_LIMIT,
+    description: `How many ${things} at most: 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`,
+    examples: [DEFAULT_LIMIT],
+  })
+}
+
+/** An id in a path or a body: an integer from 1 to 2^53 − 1, exact as a JSON number. */
+export function idSchema(description: string) {
+  return Type.Integer({ minimum: 1, maximum: MAX_ID, format: 'int64', description, examples: [1] })
+}
+
 /** The `after` of a keyset-paged list of `things` (animals, orders): the last id already seen. */
 export function afterParameter(things: string) {
   return Type.Integer({
@@ -79,15 +95,7 @@ export function afterParameter(things: string) {
 /** Query of `GET /pets`; integers arrive as text and are converted strictly first. Unknown parameters are refused. */
 export const ListPetsQuery = Type.Object(
   {
-    limit: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: MAX_LIMIT,
-        default: DEFAULT_LIMIT,
-        description: `How many animals at most: 1 to ${MAX_LIMIT}, default ${DEFAULT_LIMIT}`,
-        examples: [DEFAULT_LIMIT],
-      }),
-    ),
+    limit: Type.Optional(limitParameter('animals')),
     status: Type.Optional(PetStatus),
     after: Type.Optional(afterParameter('animals')),
   },
@@ -156,15 +164,7 @@ export const Inventory = Type.Object(
 export type Inventory = Static<typeof Inventory>
 
 /** Path of `GET /pets/{petId}`. */
-export const PetIdParams = Type.Object({
-  petId: Type.Integer({
-    minimum: 1,
-    maximum: MAX_ID,
-    format: 'int64',
-    description: 'Identifier of the animal: 1 to 2^53 − 1',
-    examples: [1],
-  }),
-})
+export const PetIdParams = Type.Object({ petId: idSchema('Identifier of the animal: 1 to 2^53 − 1') })
 
 /**
  * UnionEnum injects `default: <first value>`: an absent `?status` would

@@ -16,7 +16,8 @@ import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus }
 import { SqliteClaims } from './sqlite_claims'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
-const COLUMNS = 'id, name, category_id AS categoryId, status'
+/** A pets row's columns, as a Pet names them (the order store reads and moves pets too). */
+export const PET_COLUMNS = 'id, name, category_id AS categoryId, status'
 
 /** A row as a class instance: bun:sqlite fills these faster than plain objects. */
 class PetRow implements Pet {
@@ -45,15 +46,17 @@ export class SqlitePetStore implements PetStore {
   /** `writes` commits every write to `db`: the order store shares it, so a pet and its orders change in one order. */
   constructor(db: Database, writes: GroupCommit = new GroupCommit(db)) {
     this.#writes = writes
-    this.#page = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
+    this.#page = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
     // Served by the (status, id) index: a seek, then a walk in id order.
     this.#pageByStatus = db
-      .prepare(`SELECT ${COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
+      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
       .as(PetRow)
-    this.#insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${COLUMNS}`)
-    this.#byId = db.prepare(`SELECT ${COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
+    this.#insert = db.prepare(
+      `INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${PET_COLUMNS}`,
+    )
+    this.#byId = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
     this.#update = db
-      .prepare(`UPDATE pets SET name = ?2, category_id = ?3, status = ?4 WHERE id = ?1 RETURNING ${COLUMNS}`)
+      .prepare(`UPDATE pets SET name = ?2, category_id = ?3, status = ?4 WHERE id = ?1 RETURNING ${PET_COLUMNS}`)
       .as(PetRow)
     this.#delete = db.prepare('DELETE FROM pets WHERE id = ?1')
     this.#counts = db.prepare('SELECT status, count FROM pet_counts')
