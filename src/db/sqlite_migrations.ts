@@ -134,4 +134,37 @@ export const sqliteMigrations: readonly Migration[] = [
       CREATE INDEX orders_owner_pet_id ON orders (owner_id, pet_id, id);
     `,
   },
+  {
+    version: 8,
+    name: 'limiter state per process',
+    // The in-memory limiter's snapshot, written in parts by each serving process under its own owner row, so
+    // two processes on one file keep apart what they hold, and a start takes over (adopted_by) what stopped
+    // ones left. An owner's parts of its last complete generation are its snapshot. The one row of version
+    // 4 becomes a stopped owner, read back by the next start.
+    sql: `
+      CREATE TABLE limiter_owners (
+        owner      TEXT    PRIMARY KEY,
+        host       TEXT    NOT NULL,
+        pid        INTEGER NOT NULL,
+        generation INTEGER,
+        seen_at    INTEGER NOT NULL,
+        stopped    INTEGER NOT NULL DEFAULT 0 CHECK (stopped IN (0, 1)),
+        adopted_by TEXT
+      ) STRICT;
+      CREATE TABLE limiter_parts (
+        owner      TEXT    NOT NULL,
+        generation INTEGER NOT NULL,
+        part       INTEGER NOT NULL,
+        day        INTEGER NOT NULL,
+        counters   BLOB    NOT NULL,
+        extra      TEXT    NOT NULL,
+        PRIMARY KEY (owner, generation, part)
+      ) STRICT;
+      INSERT INTO limiter_owners (owner, host, pid, generation, seen_at, stopped)
+        SELECT 'saved before version 8', '', 0, 0, saved_at, 1 FROM limiter_state;
+      INSERT INTO limiter_parts (owner, generation, part, day, counters, extra)
+        SELECT 'saved before version 8', 0, 0, day, counters, extra FROM limiter_state;
+      DROP TABLE limiter_state;
+    `,
+  },
 ]

@@ -2,9 +2,9 @@ import { type Limits, PLAN_LIMITS } from '../keys/plans'
 import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, type RateDecision, refused, type Usage } from './decision'
 import type { RateLimiter, Subject } from './limiter'
-import { type Counters, pack, packable, unpack } from './packed_counters'
+import { type Counters, mergeCounters, mergePacked, pack, packable, unpack } from './packed_counters'
 import { RecentSubjects } from './recent_subjects'
-import type { LimiterSnapshot, SnapshotSource } from './snapshot'
+import type { LimiterSnapshot, SnapshotExtra, SnapshotSource } from './snapshot'
 import { isKeySubject } from './subject'
 import { BAN_MS } from './windows'
 
@@ -185,52 +185,88 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     this.#anonymous.set(subject, pack(counters, limits))
   }
 
-  /** Everything held for today, and the bans, to be read back by `restore` after a restart. */
+  /** Everything held for today, and the bans, in one part: what `restore` reads back after a restart. */
   snapshot(now: number): LimiterSnapshot {
+    return this.snapshotParts(now).next().value as LimiterSnapshot
+  }
+
+  /**
+   * Everything held for today, and the bans, in parts of at most `partSize`
+   * subjects, keys first; the first part carries the bans and the wide
+   * counters. Each part is built when asked for, so a writer can store one,
+   * let the event loop run, and ask for the next: counts that change
+   * meanwhile are read as they are then, and subjects first seen after the
+   * parts began are left to the next snapshot.
+   */
+  *snapshotParts(now: number, partSize = Number.POSITIVE_INFINITY): Generator<LimiterSnapshot, void> {
     this.#advanceTo(now)
-    const pairs = new Float64Array(2 * (this.#packed.size + this.#anonymous.size))
-    let filled = 0
-    const text: [string, number][] = []
-    for (const entries of [this.#packed.entries(), this.#anonymous.entries()])
-      for (const [subject, value] of entries) {
+    const day = this.#day
+    const capacity = Math.max(1, Math.min(partSize, this.#packed.size + this.#anonymous.size))
+    const subjects = this.#heldSubjects()
+    let next = subjects.next()
+    let first = true
+    do {
+      const pairs = new Float64Array(2 * capacity)
+      let filled = 0
+      const text: [string, number][] = []
+      for (; !next.done && filled < pairs.length; next = subjects.next()) {
+        const [subject, value] = next.value
         if (typeof subject !== 'number') text.push([subject, value])
         else {
           pairs[filled++] = subject
           pairs[filled++] = value
         }
       }
-    return {
-      savedAt: now,
-      day: this.#day,
-      counters: pairs.subarray(0, filled),
-      extra: {
-        wide: [...this.#wide].map(([subject, c]) => [
-          subject,
-          c.usedToday,
-          c.minuteOfDay,
-          c.usedThisMinute,
-          c.refusedThisMinute,
-        ]),
-        text,
-        bans: [...this.#bannedUntil],
-      },
-    }
+      const wide = first
+        ? [...this.#wide].map(([subject, c]): SnapshotExtra['wide'][number] => [
+            subject,
+            c.usedToday,
+            c.minuteOfDay,
+            c.usedThisMinute,
+            c.refusedThisMinute,
+          ])
+        : []
+      yield {
+        savedAt: now,
+        day,
+        counters: pairs.subarray(0, filled),
+        extra: { wide, text, bans: first ? [...this.#bannedUntil] : [] },
+      }
+      first = false
+    } while (!next.done)
   }
 
-  /** Reads a snapshot back: its counters if they are of today (UTC), its bans until they end. */
+  /** Every packed subject held: keys first, then callers without a key (the maps as they are now). */
+  *#heldSubjects(): Generator<[Subject, number]> {
+    const keys = this.#packed
+    yield* keys
+    yield* this.#anonymous.entries()
+  }
+
+  /**
+   * Adds a snapshot (or one part of it) to what is held: its counts if they
+   * are of today (UTC), added to any already held for the same subject, as
+   * when a start reads back what several stopped processes counted; its bans
+   * until they end.
+   */
   restore({ day, counters, extra }: LimiterSnapshot, now: number): void {
     this.#advanceTo(now)
     this.#changes++
-    for (const [subject, end] of extra.bans) if (end > now) this.#bannedUntil.set(subject, end)
+    for (const [subject, end] of extra.bans)
+      if (end > now && end > (this.#bannedUntil.get(subject) ?? 0)) this.#bannedUntil.set(subject, end)
     if (day !== this.#day) return
-    const put = (subject: Subject, value: number) => {
-      if (isKeySubject(subject)) this.#packed.set(subject, value)
-      else this.#anonymous.set(subject, value)
+    const add = (subject: Subject, value: number) => {
+      const held = isKeySubject(subject) ? this.#packed : this.#anonymous
+      const was = held.get(subject)
+      held.set(subject, was === undefined ? value : mergePacked(was, value))
     }
-    for (let i = 0; i + 1 < counters.length; i += 2) put(counters[i]!, counters[i + 1]!)
-    for (const [subject, value] of extra.text) put(subject, value)
-    for (const [subject, usedToday, minuteOfDay, usedThisMinute, refusedThisMinute] of extra.wide)
-      this.#wide.set(subject, { usedToday, minuteOfDay, usedThisMinute, refusedThisMinute })
+    for (let i = 0; i + 1 < counters.length; i += 2) add(counters[i]!, counters[i + 1]!)
+    for (const [subject, value] of extra.text) add(subject, value)
+    for (const [subject, usedToday, minuteOfDay, usedThisMinute, refusedThisMinute] of extra.wide) {
+      const saved = { usedToday, minuteOfDay, usedThisMinute, refusedThisMinute }
+      const was = this.#wide.get(subject)
+      this.#wide.set(subject, was === undefined ? saved : mergeCounters(was, saved))
+    }
   }
 
   /** How many subjects are held today (callers without a key among them) and how many are banned. */

@@ -36,3 +36,28 @@ export function unpack(value: number): Counters {
 export function packable({ rpm, rpd }: Limits): boolean {
   return rpm < FIELD - 1 && rpd <= MAX_PACKED_DAY
 }
+
+/**
+ * Counters of one subject held by two processes (or two snapshots), as one:
+ * the day's counts added, and the minute's when both are of the same minute,
+ * else the later minute's.
+ */
+export function mergeCounters(a: Counters, b: Counters): Counters {
+  const usedToday = a.usedToday + b.usedToday
+  if (a.minuteOfDay !== b.minuteOfDay) return { ...(a.minuteOfDay > b.minuteOfDay ? a : b), usedToday }
+  return {
+    usedToday,
+    minuteOfDay: a.minuteOfDay,
+    usedThisMinute: a.usedThisMinute + b.usedThisMinute,
+    refusedThisMinute: a.refusedThisMinute + b.refusedThisMinute,
+  }
+}
+
+/** Two packed values of one subject merged (mergeCounters), each count held within its field. */
+export function mergePacked(a: number, b: number): number {
+  const c = mergeCounters(unpack(a), unpack(b))
+  const usedToday = Math.min(c.usedToday, MAX_PACKED_DAY)
+  const usedThisMinute = Math.min(c.usedThisMinute, FIELD - 1)
+  const refusedThisMinute = Math.min(c.refusedThisMinute, FIELD - 1)
+  return ((usedToday * FIELD + c.minuteOfDay) * FIELD + usedThisMinute) * FIELD + refusedThisMinute
+}

@@ -68,8 +68,17 @@ describe('a version-1.1 database', () => {
       before.close()
       const db = openDatabase(path, { serving: true })
       expect(db.query('PRAGMA user_version').get()).toEqual({ user_version: sqliteMigrations.length })
-      for (const [table, was] of Object.entries(kept))
+      const { limiter_state: savedLimits, ...tables } = kept
+      for (const [table, was] of Object.entries(tables))
         expect({ table, rows: rows(table, db) }).toEqual({ table, rows: was })
+      // The one saved limiter state becomes a stopped owner's snapshot, for the next start to read back.
+      const [saved] = savedLimits as { saved_at: number; day: number; counters: Uint8Array; extra: string }[]
+      expect(db.query('SELECT host, generation, seen_at, stopped FROM limiter_owners').all()).toEqual([
+        { host: '', generation: 0, seen_at: saved!.saved_at, stopped: 1 },
+      ])
+      expect(db.query('SELECT generation, part, day, counters, extra FROM limiter_parts').all()).toEqual([
+        { generation: 0, part: 0, day: saved!.day, counters: saved!.counters, extra: saved!.extra },
+      ])
       expect((kept.pets as unknown[]).length).toBe(31)
       expect(db.query('SELECT status, count FROM pet_counts ORDER BY status').all()).toEqual([
         { status: 'available', count: 11 },
