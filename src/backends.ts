@@ -161,6 +161,7 @@ export async function openLimiter(
     url: config.redisUrl,
     failureMode: config.redisFailureMode,
     prefix: config.redisKeyPrefix,
+    anonymousMax: config.anonSubjectsMax,
     fallback: fallbackCounted === undefined ? memory : meteredLimiter(memory, fallbackCounted),
     logger,
   })

@@ -95,7 +95,7 @@ export async function postgresTestStores() {
 
 /** A Redis limiter under a fresh key prefix; `cleanup` (also pushed to `cleanups`) closes it and deletes its keys. */
 export async function redisTestLimiter(
-  options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number } = {},
+  options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number; anonymousMax?: number } = {},
   cleanups?: (() => unknown)[],
 ) {
   const prefix = uniqueName('test')
@@ -107,6 +107,7 @@ export async function redisTestLimiter(
     logger: createLogger('info', (line) => logs.push(JSON.parse(line))),
     prefix,
     timeoutMs: options.timeoutMs,
+    anonymousMax: options.anonymousMax,
   })
   await limiter.connect()
   const cleanup = async () => {

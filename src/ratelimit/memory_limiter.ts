@@ -18,6 +18,15 @@ export interface MemoryRateLimiterOptions {
 export const DEFAULT_ANONYMOUS_MAX = 1_000_000
 
 /**
+ * Whether a subject is held with the callers without a key: an address, on
+ * limits that pack. Both limiters bound these (RecentSubjects here, the
+ * anonymous hashes in Redis).
+ */
+export function isAnonymousSubject(subject: Subject, limits: Limits): boolean {
+  return !isKeySubject(subject) && packable(limits)
+}
+
+/**
  * Fixed-window counters in memory, exact under any concurrency (each call
  * runs to completion). Every subject seen today has one entry holding its
  * day count and the counts of the minute it was last seen in, which restart
@@ -74,7 +83,7 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     const minuteOfDay = this.#minuteOfDay()
     const minuteEnd = (this.#minute + 1) * MINUTE_MS
     const dayEnd = (this.#day + 1) * DAY_MS
-    const anonymous = this.#isAnonymous(subject, limits)
+    const anonymous = isAnonymousSubject(subject, limits)
     const counters = this.#countersFor(subject, limits, anonymous) ?? {
       usedToday: 0,
       minuteOfDay,
@@ -125,7 +134,7 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
   refund(subject: Subject, limits: Limits, countedAt: number, now: number): Usage {
     this.#advanceTo(now)
     this.#changes++
-    const anonymous = this.#isAnonymous(subject, limits)
+    const anonymous = isAnonymousSubject(subject, limits)
     // Counted on an earlier UTC day: that day's counts are gone already.
     const counters =
       Math.floor(countedAt / DAY_MS) === this.#day ? this.#countersFor(subject, limits, anonymous) : undefined
@@ -163,11 +172,6 @@ export class MemoryRateLimiter implements RateLimiter, SnapshotSource {
     if (value === undefined) return undefined
     this.#packed.delete(subject)
     return unpack(value)
-  }
-
-  /** Whether a subject is held with the callers without a key: an address, on limits that pack. */
-  #isAnonymous(subject: Subject, limits: Limits): boolean {
-    return !isKeySubject(subject) && packable(limits)
   }
 
   #countersFor(subject: Subject, limits: Limits, anonymous: boolean): Counters | undefined {

@@ -5,6 +5,7 @@ import type { Logger } from '../log'
 import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
 import type { LimiterHealth, RateLimiter, Subject } from './limiter'
+import { DEFAULT_ANONYMOUS_MAX, isAnonymousSubject } from './memory_limiter'
 import { REDIS_SCRIPTS, type RedisScript } from './redis_scripts'
 import { BAN_MS } from './windows'
 
@@ -36,6 +37,8 @@ export interface RedisRateLimiterOptions {
   prefix: string
   /** How long one call may take before Redis counts as unreachable. */
   timeoutMs?: number
+  /** The most callers without a key whose day Redis holds (ANON_SUBJECTS_MAX), as the in-memory limiter bounds them. */
+  anonymousMax?: number
 }
 
 /**
@@ -67,9 +70,16 @@ export class RedisRateLimiter implements RateLimiter {
   /** The one call that tries Redis while it is down; the others are decided at once meanwhile. */
   #attempt: Promise<unknown> | undefined
   #probeTimer: Timer | undefined
+  /** Fields of one generation of the day hashes of callers without a key. */
+  readonly #generation: number
 
   constructor(options: RedisRateLimiterOptions) {
-    this.#options = { ...options, timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
+    this.#options = {
+      ...options,
+      timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS,
+      anonymousMax: options.anonymousMax ?? DEFAULT_ANONYMOUS_MAX,
+    }
+    this.#generation = Math.max(1, Math.floor(this.#options.anonymousMax / 2))
     // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
     this.#client = new RedisClient(options.url, {
       enableOfflineQueue: false,
@@ -97,19 +107,35 @@ export class RedisRateLimiter implements RateLimiter {
 
   async consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
     const { minute, day, minuteEnd, dayEnd } = this.#windows(now)
+    const windows = [String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
+    const anonymous = isAnonymousSubject(subject, limits)
     const base = this.#base(subject)
-    const keys = [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
-    const args = [
-      String(limits.rpm),
-      String(limits.rpd),
-      String(now),
-      String(minuteEnd),
-      String(dayEnd),
-      String(BAN_MS),
-    ]
+    const [script, keys, args] = anonymous
+      ? [
+          REDIS_SCRIPTS.consumeAnonymous,
+          [
+            this.#anonymousBan(subject),
+            `${this.anonymousBase}:r:${minute}`,
+            `${this.anonymousBase}:b:${minute}`,
+            ...this.#anonymousDay(day),
+          ],
+          [
+            String(subject),
+            String(limits.rpm),
+            String(limits.rpd),
+            ...windows,
+            String(this.#generation),
+            String(minute),
+          ],
+        ]
+      : [
+          REDIS_SCRIPTS.consume,
+          [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`],
+          [String(limits.rpm), String(limits.rpd), ...windows],
+        ]
     let reply: number[]
     try {
-      reply = (await this.#ask(() => this.#evaluate(REDIS_SCRIPTS.consume, keys, args))) as number[]
+      reply = (await this.#ask(() => this.#evaluate(script, keys, args))) as number[]
     } catch {
       if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
@@ -131,7 +157,13 @@ export class RedisRateLimiter implements RateLimiter {
     let reply: (string | null)[]
     try {
       reply = (await this.#ask(() =>
-        this.#client.send('MGET', [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`]),
+        isAnonymousSubject(subject, limits)
+          ? this.#evaluate(
+              REDIS_SCRIPTS.peekAnonymous,
+              [this.#anonymousBan(subject), ...this.#anonymousDay(day)],
+              [String(subject), String(minute)],
+            )
+          : this.#client.send('MGET', [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`]),
       )) as (string | null)[]
     } catch {
       if (this.#options.failureMode === 'closed') return undefined
@@ -145,16 +177,27 @@ export class RedisRateLimiter implements RateLimiter {
     const counted = this.#windows(countedAt)
     const { minute, day } = this.#windows(now)
     const base = this.#base(subject)
-    const keys = [
-      `${base}:m:${counted.minute}`,
-      `${base}:d:${counted.day}`,
-      `${base}:ban`,
-      `${base}:m:${minute}`,
-      `${base}:d:${day}`,
-    ]
+    const anonymous = isAnonymousSubject(subject, limits)
+    const [script, keys, args] = anonymous
+      ? [
+          REDIS_SCRIPTS.refundAnonymous,
+          [...this.#anonymousDay(counted.day), this.#anonymousBan(subject), ...this.#anonymousDay(day)],
+          [String(subject), String(counted.minute), String(minute)],
+        ]
+      : [
+          REDIS_SCRIPTS.refund,
+          [
+            `${base}:m:${counted.minute}`,
+            `${base}:d:${counted.day}`,
+            `${base}:ban`,
+            `${base}:m:${minute}`,
+            `${base}:d:${day}`,
+          ],
+          [],
+        ]
     let reply: (string | null)[]
     try {
-      reply = (await this.#ask(() => this.#evaluate(REDIS_SCRIPTS.refund, keys, []))) as (string | null)[]
+      reply = (await this.#ask(() => this.#evaluate(script, keys, args))) as (string | null)[]
     } catch {
       // Open mode: the fallback counted the request, if Redis was already down when it came.
       if (this.#options.failureMode === 'closed') return undefined
@@ -185,6 +228,21 @@ export class RedisRateLimiter implements RateLimiter {
   // The braces keep one subject's keys in one Redis Cluster slot.
   #base(subject: Subject): string {
     return `${this.#options.prefix}:{${subject}}`
+  }
+
+  /** The start of every key of callers without a key: one slot, as their scripts read several subjects' hashes. */
+  get anonymousBase(): string {
+    return `${this.#options.prefix}:{anonymous}`
+  }
+
+  #anonymousBan(subject: Subject): string {
+    return `${this.anonymousBase}:ban:${subject}`
+  }
+
+  /** A day's hashes of callers without a key: spent, recent, older (redis_scripts.ts). */
+  #anonymousDay(day: number): string[] {
+    const base = `${this.anonymousBase}:d:${day}`
+    return [`${base}:spent`, `${base}:recent`, `${base}:older`]
   }
 
   /**

@@ -64,6 +64,116 @@ redis.call('SET', lastResetKey, resetName, 'PX', rememberMs)
 return 1
 `
 
+/*
+ * Callers without a key (address subjects) are held apart, in hashes of one
+ * Redis Cluster slot ({anonymous}), so that what a flood of distinct
+ * addresses leaves in Redis is bounded as the in-memory limiter bounds it:
+ * one field per caller, `day:minute:used` (the day's count, the minute it
+ * was last counted in, and that minute's count), in two generations of a
+ * day (recent, older) of at most `generation` fields each. When the recent
+ * one is full it becomes the older one and the older one is dropped
+ * (UNLINK: freed in the background), so the least recently seen are
+ * forgotten first, and Redis holds at most about ANON_SUBJECTS_MAX of them
+ * whatever the flood. A caller that spent its day moves to the day's
+ * `spent` hash, which no rotation drops; one that spent its minute is named
+ * in that minute's `blocked` hash, and a rotation carries it over: so a
+ * flood never makes Redis forget a refusal. Refusals are counted per minute
+ * in one hash, for refused callers only.
+ */
+const ANONYMOUS_STATE = `
+local function stateOf(subject, spentKey, recentKey, olderKey)
+  for _, key in ipairs({spentKey, recentKey, olderKey}) do
+    local held = redis.call('HGET', key, subject)
+    if held then
+      local day, minute, used = string.match(held, '(%d+):(%d+):(%d+)')
+      return tonumber(day), tonumber(minute), tonumber(used), key
+    end
+  end
+  return 0, 0, 0, nil
+end
+`
+
+/** CONSUME for a caller without a key; the same replies. */
+const CONSUME_ANONYMOUS = `${ANONYMOUS_STATE}
+local banKey, refusalsKey, blockedKey = KEYS[1], KEYS[2], KEYS[3]
+local spentKey, recentKey, olderKey = KEYS[4], KEYS[5], KEYS[6]
+local subject, rpm, rpd, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
+local minuteEnd, dayEnd, banMs = ARGV[5], ARGV[6], tonumber(ARGV[7])
+local generation, currentMinute = tonumber(ARGV[8]), tonumber(ARGV[9])
+local banEnd = tonumber(redis.call('GET', banKey) or '0')
+if banEnd > now then return {2, banEnd} end
+local day, minuteOf, used, heldIn = stateOf(subject, spentKey, recentKey, olderKey)
+local minute = 0
+if minuteOf == currentMinute then minute = used end
+if minute >= rpm or day >= rpd then
+  local refusals = redis.call('HINCRBY', refusalsKey, subject, 1)
+  redis.call('PEXPIREAT', refusalsKey, minuteEnd)
+  if refusals > rpm then
+    banEnd = now + banMs
+    redis.call('SET', banKey, banEnd, 'PXAT', banEnd)
+    return {2, banEnd}
+  end
+  return {1, minute, day}
+end
+minute = minute + 1
+day = day + 1
+local value = day .. ':' .. currentMinute .. ':' .. minute
+if heldIn and heldIn ~= recentKey then redis.call('HDEL', heldIn, subject) end
+if day >= rpd or heldIn == spentKey then
+  if heldIn == recentKey then redis.call('HDEL', recentKey, subject) end
+  redis.call('HSET', spentKey, subject, value)
+  redis.call('PEXPIREAT', spentKey, dayEnd)
+  return {0, minute, day}
+end
+if minute >= rpm then
+  redis.call('HSET', blockedKey, subject, 1)
+  redis.call('PEXPIREAT', blockedKey, minuteEnd)
+end
+if heldIn ~= recentKey and redis.call('HLEN', recentKey) >= generation then
+  -- The older generation goes; those blocked this minute are carried into the recent one first.
+  for _, blocked in ipairs(redis.call('HKEYS', blockedKey)) do
+    local held = redis.call('HGET', olderKey, blocked)
+    if held then redis.call('HSET', recentKey, blocked, held) end
+  end
+  redis.call('UNLINK', olderKey)
+  redis.call('RENAME', recentKey, olderKey)
+end
+redis.call('HSET', recentKey, subject, value)
+redis.call('PEXPIREAT', recentKey, dayEnd)
+return {0, minute, day}
+`
+
+/** What PEEK replies for a caller without a key: the ban, the current minute's and the day's counts. */
+const ANONYMOUS_READING = `
+local day, minuteOf, used = stateOf(subject, spentKey, recentKey, olderKey)
+local minute = 0
+if minuteOf == currentMinute then minute = used end
+return {redis.call('GET', banKey), tostring(minute), tostring(day)}
+`
+
+/** PEEK for a caller without a key. */
+const PEEK_ANONYMOUS = `${ANONYMOUS_STATE}
+local banKey, spentKey, recentKey, olderKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local subject, currentMinute = ARGV[1], tonumber(ARGV[2])
+${ANONYMOUS_READING}`
+
+/**
+ * REFUND for a caller without a key: in the day it was counted in, the day's
+ * count one lower, and the minute's if it is still the minute it was
+ * counted in; then what PEEK reads.
+ */
+const REFUND_ANONYMOUS = `${ANONYMOUS_STATE}
+local countedSpentKey, countedRecentKey, countedOlderKey = KEYS[1], KEYS[2], KEYS[3]
+local banKey, spentKey, recentKey, olderKey = KEYS[4], KEYS[5], KEYS[6], KEYS[7]
+local subject, countedMinute, currentMinute = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+local day, minuteOf, used, heldIn = stateOf(subject, countedSpentKey, countedRecentKey, countedOlderKey)
+if heldIn then
+  if day > 0 then day = day - 1 end
+  if minuteOf == countedMinute and used > 0 then used = used - 1 end
+  redis.call('HSET', heldIn, subject, day .. ':' .. minuteOf .. ':' .. used)
+end
+${ANONYMOUS_READING}`
+
 /** A script and its SHA-1, by which EVALSHA runs it without sending it again. */
 export interface RedisScript {
   source: string
@@ -79,4 +189,7 @@ export const REDIS_SCRIPTS = {
   consume: script(CONSUME),
   refund: script(REFUND),
   reset: script(RESET),
+  consumeAnonymous: script(CONSUME_ANONYMOUS),
+  peekAnonymous: script(PEEK_ANONYMOUS),
+  refundAnonymous: script(REFUND_ANONYMOUS),
 }

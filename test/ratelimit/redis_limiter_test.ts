@@ -101,6 +101,54 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
     }
   })
 
+  test('holds about ANON_SUBJECTS_MAX callers without a key, as the in-memory limiter does, and never forgets a refusal', async () => {
+    const { limiter, prefix } = await redisTestLimiter({ anonymousMax: 1000, timeoutMs: 10_000 }, cleanups)
+    const memory = new MemoryRateLimiter({ anonymousMax: 1000 })
+    // Callers without a key are on the Free plan's limits, which both limiters' bounds read.
+    const both = async (subject: Subject, now: number) => {
+      const [inRedis, inMemory] = [await limiter.consume(subject, free, now), memory.consume(subject, free, now)]
+      expect(inRedis).toEqual(inMemory)
+      return inRedis
+    }
+    // -1 spends its day over 17 minutes; -2 spends the current minute; -3 is seen once, first.
+    for (let minute = 0; minute < 17; minute++)
+      await Promise.all(Array.from({ length: 60 }, () => both(-1, T0 + minute * MINUTE_MS)))
+    const now = T0 + 17 * MINUTE_MS
+    await Promise.all(Array.from({ length: 60 }, () => both(-2, now)))
+    await both(-3, now)
+    // A flood of 3,000 distinct callers, one request each.
+    for (let first = 10; first < 3010; first += 100)
+      await Promise.all(Array.from({ length: 100 }, (_, i) => limiter.consume(-(first + i), free, now)))
+    for (let subject = 10; subject < 3010; subject++) memory.consume(-subject, free, now)
+    expect(await both(-1, now)).toMatchObject({ refusal: 'rate_limit_exceeded', window: 'day' })
+    expect(await both(-2, now)).toMatchObject({ refusal: 'rate_limit_exceeded', window: 'minute' })
+    // The least recently seen are forgotten, in both.
+    expect(await limiter.peek(-3, free, now)).toEqual({ usedMinute: 0, usedDay: 0, banEnd: undefined })
+    expect(memory.peek(-3, free, now)).toEqual({ usedMinute: 0, usedDay: 0, banEnd: undefined })
+    expect(await limiter.peek(-3009, free, now)).toEqual({ usedMinute: 1, usedDay: 1, banEnd: undefined })
+    // What Redis holds: a few hashes, and no more callers than the in-memory limiter would.
+    const redis = new RedisClient(TEST_REDIS_URL!)
+    try {
+      const keys = (await redis.send('KEYS', [`${prefix}:*`])) as string[]
+      // Per minute: who spent it (b) and who was refused in it (r), each expiring with its minute.
+      const perMinute = keys.filter((key) => /:[br]:\d+$/.test(key))
+      for (const key of perMinute) {
+        const minute = Number(key.split(':').at(-1))
+        expect(Number(await redis.send('PEXPIRETIME', [key]))).toBe((minute + 1) * MINUTE_MS)
+      }
+      // Beyond them, the day's three hashes: spent, recent, older.
+      expect(keys.filter((key) => !perMinute.includes(key)).sort()).toEqual(
+        ['older', 'recent', 'spent'].map((hash) => `${prefix}:{anonymous}:d:${Math.floor(now / DAY_MS)}:${hash}`),
+      )
+      let callers = 0
+      for (const key of keys.filter((key) => key.includes(':d:'))) callers += Number(await redis.send('HLEN', [key]))
+      expect(callers).toBeLessThanOrEqual(1000 + 1)
+      expect(callers).toBeGreaterThanOrEqual(500)
+    } finally {
+      redis.close()
+    }
+  })
+
   test('loads its script again after Redis forgot it (SCRIPT FLUSH, as after a restart)', async () => {
     const { limiter } = await redisTestLimiter({}, cleanups)
     expect((await limiter.consume(3, free, T0)).remaining).toBe(59)
