@@ -23,6 +23,14 @@ const FREE_REQUESTS_EXCEEDED = (perMinute: number, retryAfter: number) =>
   `Too many requests that cost no quota (quota checks, conditional GETs): at most ${perMinute} a minute; ` +
   `retry after ${retryAfter} s`
 
+/** The 429 of an address over the secondary limit outside `/v1` (documents, redirects, unknown paths). */
+const OUTSIDE_API_EXCEEDED = (perMinute: number, retryAfter: number) =>
+  `Too many requests outside /v1 (the documents, unknown paths) from this address: at most ${perMinute} a minute; ` +
+  `retry after ${retryAfter} s`
+
+/** Health probes are never bounded: a load balancer asks as often as it is told to. */
+const HEALTH_PATHS = ['/health', '/health/live', '/health/ready']
+
 /** The RFC 6750 challenge sent with every 401; `challenge` adds the error when credentials were presented. */
 export const WWW_AUTHENTICATE = 'Bearer realm="animal-store"'
 
@@ -120,8 +128,21 @@ export function apiGuard({
     set.headers['retry-after'] = String(over.retryAfter)
     return refuse(set, 'rate_limit_exceeded', FREE_REQUESTS_EXCEEDED(freeRequestLimits(key).rpm, over.retryAfter))
   }
+  /** Outside `/v1` nothing is counted against a quota; each address is bounded there as a key line is (FreeRequests). */
+  const boundOutsideApi = (request: Request, set: ResponseSet): ErrorBody | undefined => {
+    if (HEALTH_PATHS.some((path) => isPath(request.url, path))) return undefined
+    const address = addressSubject(clientAddress(request, socketAddress(request), trustProxy), ipv6Prefix)
+    const over = freeRequests.count(address, PLAN_LIMITS.free, clock())
+    if (over === undefined) return undefined
+    set.headers['retry-after'] = String(over.retryAfter)
+    return refuse(
+      set,
+      'rate_limit_exceeded',
+      OUTSIDE_API_EXCEEDED(freeRequestLimits(PLAN_LIMITS.free).rpm, over.retryAfter),
+    )
+  }
   const check: GuardCheck = (request, set) => {
-    if (!isApiUrl(request.url)) return
+    if (!isApiUrl(request.url)) return boundOutsideApi(request, set)
     const authorization = request.headers.get('authorization')
     const now = clock()
     const presented = authenticate(authorization, keys, known)

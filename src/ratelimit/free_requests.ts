@@ -18,8 +18,9 @@ export function freeRequestLimits(plan: Limits): Limits {
  * The secondary count of the requests a key's quota does not count, kept in
  * this process (per instance, with several): fixed windows and the ban of
  * MemoryRateLimiter, keyed like the quota (one line for a key and its rolled
- * successors). Only keys are counted here: a caller without a key is counted
- * by the quota itself on every request.
+ * successors), and outside `/v1` per address (health probes aside), where
+ * nothing is counted against a quota. Under `/v1` a caller without a key is
+ * counted by the quota itself on every request.
  */
 export class FreeRequests {
   #limiter = new MemoryRateLimiter()

@@ -178,3 +178,23 @@ describeEachStore('requests that cost no quota are bounded too (issue 31)', () =
     expect((await call('GET', '/v1/rate_limit')).status).toBe(200)
   })
 })
+
+describe('requests outside /v1 are bounded per address (issue 31)', () => {
+  test('600 a minute from one address to the documents and unknown paths, then 429; /health never; another address goes on', async () => {
+    let now = Date.UTC(2026, 10, 25, 12, 0, 0)
+    const { app } = await makeTestApp({ clock: () => now, trustProxy: true })
+    const from = (address: string, path: string) =>
+      app.handle(new Request(`${BASE}${path}`, { headers: { 'x-forwarded-for': address } }))
+    const statuses: number[] = []
+    for (let i = 0; i < 600; i++) statuses.push((await from('10.0.0.1', i % 2 ? '/openapi.json' : '/nowhere')).status)
+    expect(statuses.filter((status) => status === 429)).toEqual([])
+    const over = await from('10.0.0.1', '/openapi.json')
+    const error = await expectError(over, 429, 'rate_limit_exceeded')
+    expect(error.message).toStartWith('Too many requests outside /v1 (the documents, unknown paths) from this address')
+    expect(Number(over.headers.get('retry-after'))).toBeGreaterThanOrEqual(1)
+    for (let i = 0; i < 700; i++) expect((await from('10.0.0.1', '/health')).status).toBe(200)
+    expect((await from('10.0.0.2', '/openapi.json')).status).toBe(200)
+    now += 60_000
+    expect((await from('10.0.0.1', '/openapi.json')).status).toBe(200)
+  })
+})
