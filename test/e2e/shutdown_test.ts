@@ -11,7 +11,7 @@ describe('SIGTERM', () => {
       new Database(path).run("UPDATE api_keys SET plan = 'enterprise', rpm = 1000000, rpd = 1000000000")
       let stopped = false
       const outcomes = { created: 0, notAccepted: 0, broken: [] as string[] }
-      // Eight clients writing pets back to back until the server is gone.
+      // Sixteen clients writing pets back to back until the server is gone.
       const client = async (n: number) => {
         for (let i = 0; ; i++) {
           try {
@@ -32,14 +32,14 @@ describe('SIGTERM', () => {
           }
         }
       }
-      const clients = Array.from({ length: 8 }, (_, n) => client(n))
+      const clients = Array.from({ length: 16 }, (_, n) => client(n))
       await Bun.sleep(300)
       stopped = true
       const exit = server.stop()
       await Promise.all(clients)
       expect(await exit).toBe(0)
       expect(outcomes.broken).toEqual([])
-      expect(outcomes.notAccepted).toBe(8)
+      expect(outcomes.notAccepted).toBe(16)
       expect(outcomes.created).toBeGreaterThan(0)
       // Every pet the server stored was answered with its 201: no accepted request went unanswered.
       const stored = new Database(path, { readonly: true }).query('SELECT count(*) AS n FROM pets').get() as {
