@@ -110,26 +110,49 @@ export function databaseUnavailable(error: unknown): boolean {
  * beyond the server's own `statement_timeout`, which a PostgreSQL that hangs
  * (frozen, or its host stalled) cannot enforce while it hangs. A statement
  * it was running is cancelled once it runs again (its timeout has passed);
- * one that had not reached it yet may still run then, so a write answered
- * 503 may land after all: a create retried with its Idempotency-Key is
- * replayed, never written twice (docs/operations.md, "When things go wrong").
+ * one that had not reached it yet runs then, inside a transaction that
+ * rolls back (beforeDeadline), so a write answered 503 does not land after
+ * all; only a create without an Idempotency-Key, one statement committed as
+ * it runs, may (docs/operations.md, "When things go wrong").
  */
 export const CLIENT_DEADLINE_MS = STATEMENT_TIMEOUT_MS + 1000
 
 /** How long `/health` waits for PostgreSQL's answer to a trivial query: a probe must answer promptly. */
 export const HEALTH_DEADLINE_MS = 1000
 
-/** Runs a request's database work; a database out of reach becomes a StoreUnavailableError (retry), not a bug. */
-export async function orUnavailable<T>(work: () => Promise<T>, deadlineMs = CLIENT_DEADLINE_MS): Promise<T> {
+/** What a request's database work may ask of its deadline. */
+export interface Deadline {
+  /** Throws StoreUnavailableError once the deadline has passed (the request was answered 503 already). */
+  check(): void
+}
+
+/**
+ * Runs a request's database work; a database out of reach becomes a
+ * StoreUnavailableError (retry), not a bug, and so does a database that
+ * does not answer within `deadlineMs`. The work goes on after that (a
+ * promise cannot be stopped): its writes run in `beforeDeadline`
+ * transactions, which roll back instead of committing once it has passed.
+ */
+export async function orUnavailable<T>(
+  work: (deadline: Deadline) => Promise<T>,
+  deadlineMs = CLIENT_DEADLINE_MS,
+): Promise<T> {
+  let passed = false
+  const expired = () => new StoreUnavailableError(`PostgreSQL did not answer within ${deadlineMs} ms`)
   let timer: Timer | undefined
-  const deadline = new Promise<never>((_, reject) => {
-    timer = setTimeout(
-      () => reject(new StoreUnavailableError(`PostgreSQL did not answer within ${deadlineMs} ms`)),
-      deadlineMs,
-    )
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      passed = true
+      reject(expired())
+    }, deadlineMs)
   })
+  const deadline: Deadline = {
+    check() {
+      if (passed) throw expired()
+    },
+  }
   try {
-    return await Promise.race([work(), deadline])
+    return await Promise.race([work(deadline), timeout])
   } catch (error) {
     if (error instanceof StoreUnavailableError) throw error
     if (databaseUnavailable(error)) throw new StoreUnavailableError('PostgreSQL does not answer', { cause: error })
@@ -137,4 +160,19 @@ export async function orUnavailable<T>(work: () => Promise<T>, deadlineMs = CLIE
   } finally {
     clearTimeout(timer)
   }
+}
+
+/**
+ * A write transaction that commits only while its request's deadline has
+ * not passed: once the request has been answered 503, a PostgreSQL that
+ * thaws runs the statements it had queued, and the transaction then rolls
+ * back, so a write answered 503 never lands later (only a COMMIT already on
+ * its way when the server froze can).
+ */
+export function beforeDeadline<T>(sql: SQL, deadline: Deadline, work: (tx: SQL) => Promise<T>): Promise<T> {
+  return sql.begin(async (tx) => {
+    const result = await work(tx)
+    deadline.check()
+    return result
+  })
 }

@@ -1,5 +1,5 @@
 import type { SQL } from 'bun'
-import { orUnavailable } from '../db/postgres'
+import { beforeDeadline, type Deadline, orUnavailable } from '../db/postgres'
 import { returnedRow } from '../db/returned_row'
 import type { IdempotencyClaim } from '../pets/idempotency'
 import { rowsForPage } from '../pets/paging'
@@ -43,9 +43,9 @@ export class PostgresOrderStore implements OrderStore {
   }
 
   place(petId: number, owner: number, now: number, claim?: IdempotencyClaim): Promise<PlaceOutcome> {
-    return orUnavailable(async () => {
+    return orUnavailable(async (deadline) => {
       for (let attempt = 1; ; attempt++) {
-        const placed = await this.#tryPlace(petId, owner, now, claim)
+        const placed = await this.#tryPlace(petId, owner, now, deadline, claim)
         if (placed !== undefined) return { kind: 'placed', order: placed }
         // Nothing was written. A request with the same key that placed this very order is why the pet is
         // pending: its claim is committed, and is answered first.
@@ -63,9 +63,15 @@ export class PostgresOrderStore implements OrderStore {
   }
 
   /** One try: the order placed, or undefined when the pet was not available or the claim was taken (nothing written). */
-  async #tryPlace(petId: number, owner: number, now: number, claim?: IdempotencyClaim): Promise<Order | undefined> {
+  async #tryPlace(
+    petId: number,
+    owner: number,
+    now: number,
+    deadline: Deadline,
+    claim?: IdempotencyClaim,
+  ): Promise<Order | undefined> {
     try {
-      return await this.#sql.begin(async (tx) => {
+      return await beforeDeadline(this.#sql, deadline, async (tx) => {
         const reserved = await tx`
           UPDATE pets SET status = 'pending' WHERE id = ${petId} AND status = 'available' RETURNING id`
         if (reserved.length === 0) throw new NotReserved()
@@ -117,8 +123,8 @@ export class PostgresOrderStore implements OrderStore {
     now: number,
     precondition?: OrderPrecondition,
   ): Promise<OrderUpdateOutcome> {
-    return orUnavailable(() =>
-      this.#sql.begin(async (tx): Promise<OrderUpdateOutcome> => {
+    return orUnavailable((deadline) =>
+      beforeDeadline(this.#sql, deadline, async (tx): Promise<OrderUpdateOutcome> => {
         // Locked until the transaction ends: a concurrent end of this order waits, then sees this one's.
         const [row]: OrderRow[] = await tx.unsafe(
           `SELECT ${COLUMNS} FROM orders WHERE id = $1 AND owner_id = $2 FOR UPDATE`,

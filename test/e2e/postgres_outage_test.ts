@@ -63,13 +63,23 @@ describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL hangs (SIGSTOP
       }
     }
     expect((await timed('/v1/pets')).status).toBe(200)
+    const json = { 'content-type': 'application/json' }
+    const created = await timed('/v1/pets', { method: 'POST', headers: json, body: '{"name":"Rex","categoryId":1}' })
+    expect(created.status).toBe(201)
     postgres.pause()
     let resumed = false
     cleanups.push(async () => {
       if (!resumed) postgres.resume()
     })
     try {
-      const [list, health] = await Promise.all([timed('/v1/pets'), timed('/health')])
+      // Writes too: a change of the pet and an order for it, each answered 503.
+      const [list, health, changed, ordered] = await Promise.all([
+        timed('/v1/pets'),
+        timed('/health'),
+        timed('/v1/pets/1', { method: 'PATCH', headers: json, body: '{"name":"Frozen"}' }),
+        timed('/v1/store/orders', { method: 'POST', headers: json, body: '{"petId":1}' }),
+      ])
+      expect([changed.status, ordered.status]).toEqual([503, 503])
       expect(health.status).toBe(503)
       expect(health.ms).toBeLessThan(HEALTH_DEADLINE_MS + 500)
       expect(list).toMatchObject({ status: 503, retryAfter: '1' })
@@ -81,5 +91,11 @@ describe.skipIf(!SHARED_STORES)('a serve process whose PostgreSQL hangs (SIGSTOP
     }
     expect(await eventually(async () => (await timed('/v1/pets')).status, 200, 10_000)).toBe(200)
     expect(await eventually(async () => (await timed('/health')).status, 200, 10_000)).toBe(200)
+    // The writes answered 503 ran when PostgreSQL thawed, and were rolled back, not committed.
+    await Bun.sleep(1000)
+    const pet = await fetch(`${server.url}/v1/pets/1`, { headers })
+    expect(await pet.json()).toMatchObject({ name: 'Rex', status: 'available' })
+    const orders = await fetch(`${server.url}/v1/store/orders`, { headers })
+    expect(await orders.json()).toEqual([])
   }, 60_000)
 })
