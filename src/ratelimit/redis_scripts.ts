@@ -6,12 +6,24 @@
  * its KEYS and ARGV as locals first; RedisRateLimiter passes them in that order.
  */
 
+/** A refused request's reply: the ban once the minute's refusals outnumber its limit, else the counts. */
+const REFUSED = `
+local function refused(refusals, rpm, now, banMs, banKey, minute, day)
+  if refusals > rpm then
+    local banEnd = now + banMs
+    redis.call('SET', banKey, banEnd, 'PXAT', banEnd)
+    return {2, banEnd}
+  end
+  return {1, minute, day}
+end
+`
+
 /**
  * One request, counted unless refused. A refused request is not counted, and
  * refusals within one minute beyond its limit ban the subject. Replies:
  * {0, minute, day} counted; {1, minute, day} refused; {2, banEnd} banned.
  */
-const CONSUME = `
+const CONSUME = `${REFUSED}
 local banKey, minuteKey, dayKey, refusalsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
 local rpm, rpd, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local minuteEnd, dayEnd, banMs = ARGV[4], ARGV[5], tonumber(ARGV[6])
@@ -22,12 +34,7 @@ local day = tonumber(redis.call('GET', dayKey) or '0')
 if minute >= rpm or day >= rpd then
   local refusals = redis.call('INCR', refusalsKey)
   if refusals == 1 then redis.call('PEXPIREAT', refusalsKey, minuteEnd) end
-  if refusals > rpm then
-    banEnd = now + banMs
-    redis.call('SET', banKey, banEnd, 'PXAT', banEnd)
-    return {2, banEnd}
-  end
-  return {1, minute, day}
+  return refused(refusals, rpm, now, banMs, banKey, minute, day)
 end
 minute = redis.call('INCR', minuteKey)
 if minute == 1 then redis.call('PEXPIREAT', minuteKey, minuteEnd) end
@@ -94,7 +101,7 @@ end
 `
 
 /** CONSUME for a caller without a key; the same replies. */
-const CONSUME_ANONYMOUS = `${ANONYMOUS_STATE}
+const CONSUME_ANONYMOUS = `${REFUSED}${ANONYMOUS_STATE}
 local banKey, refusalsKey, blockedKey = KEYS[1], KEYS[2], KEYS[3]
 local spentKey, recentKey, olderKey = KEYS[4], KEYS[5], KEYS[6]
 local subject, rpm, rpd, now = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3]), tonumber(ARGV[4])
@@ -108,12 +115,7 @@ if minuteOf == currentMinute then minute = used end
 if minute >= rpm or day >= rpd then
   local refusals = redis.call('HINCRBY', refusalsKey, subject, 1)
   redis.call('PEXPIREAT', refusalsKey, minuteEnd)
-  if refusals > rpm then
-    banEnd = now + banMs
-    redis.call('SET', banKey, banEnd, 'PXAT', banEnd)
-    return {2, banEnd}
-  end
-  return {1, minute, day}
+  return refused(refusals, rpm, now, banMs, banKey, minute, day)
 end
 minute = minute + 1
 day = day + 1
