@@ -6,7 +6,7 @@
 //   key hash         parsing a bearer header, checking and hashing its key (auth/known_credentials.ts: once per header)
 //   page gzip / br   a 100-pet page at the service's `fast` effort (http/compression.ts)
 //   quick_check      `PRAGMA quick_check` per MB of database file (db/sqlite.ts runs it once, at open)
-//   Redis            one round trip of the limiter's consume script, with REDIS_URL set (ratelimit/redis_limiter.ts)
+//   Redis            one round trip of the limiter's consume script, with REDIS_URL set (ratelimit/redis_connection.ts)
 //
 //   bun bench/probes/code_figures.ts [--rounds 5] [--pets 100000]
 import { closeSync, mkdtempSync, openSync, readSync, rmSync, statSync } from 'node:fs'

@@ -5,7 +5,7 @@ import type { RateLimiter, Subject } from './limiter'
 import { type Counters, mergeCounters, mergePacked, pack, packable, unpack } from './packed_counters'
 import { RecentSubjects } from './recent_subjects'
 import type { LimiterSnapshot, SnapshotExtra, SnapshotSource } from './snapshot'
-import { isKeySubject } from './subject'
+import { isAnonymousSubject, isKeySubject } from './subject'
 import { BAN_MS } from './windows'
 
 /** What a MemoryRateLimiter is built with. */
@@ -16,15 +16,6 @@ export interface MemoryRateLimiterOptions {
 
 /** ANON_SUBJECTS_MAX's default (what a million addresses hold: bench/README.md, "The limiter's memory"). */
 export const DEFAULT_ANONYMOUS_MAX = 1_000_000
-
-/**
- * Whether a subject is held with the callers without a key: an address, on
- * limits that pack. Both limiters bound these (RecentSubjects here, the
- * anonymous hashes in Redis).
- */
-export function isAnonymousSubject(subject: Subject, limits: Limits): boolean {
-  return !isKeySubject(subject) && packable(limits)
-}
 
 /**
  * Fixed-window counters in memory, exact under any concurrency (each call

@@ -1,6 +1,8 @@
 import type { ClientAddress } from '../http/client_address'
+import type { Limits } from '../keys/plans'
 import type { ApiKey } from '../keys/store'
 import type { Subject } from './limiter'
+import { packable } from './packed_counters'
 
 /** How IPv6 callers are grouped by default: one /64, the smallest network a host is usually given. */
 export const DEFAULT_IPV6_PREFIX = 64
@@ -24,6 +26,15 @@ export function quotaResetName(key: Pick<ApiKey, 'id' | 'quotaResetAt'>): string
 /** Whether a subject is an API key's (the rest are callers without a key). */
 export function isKeySubject(subject: Subject): boolean {
   return typeof subject === 'number' && subject > 0
+}
+
+/**
+ * Whether a subject is held with the callers without a key: an address, on
+ * limits that pack. Both limiters bound these (RecentSubjects in memory, the
+ * anonymous hashes in Redis).
+ */
+export function isAnonymousSubject(subject: Subject, limits: Limits): boolean {
+  return !isKeySubject(subject) && packable(limits)
 }
 
 /** The subject of a request with neither a key nor an address (no socket, as in some tests). */

@@ -1,3 +1,4 @@
+import { Database } from 'bun:sqlite'
 import { describe, expect, test } from 'bun:test'
 import { closeSync, mkdirSync, mkdtempSync, openSync, rmSync, statSync, writeSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -174,10 +175,17 @@ describe('damage found while serving', () => {
     const server = await startServer({ DATABASE_PATH: path, LOG_LEVEL: 'warn' })
     undo.push(() => (server.proc.exitCode === null ? server.stop() : undefined))
     const key = printedKey(server.stderr())
-    // The damage, then a write from another process, so the server reads the file again instead of its page cache.
-    const size = statSync(path).size
+    // The damage (a leaf page of the pets table, in the middle of them), then a write from another process, so
+    // the server reads the file again instead of its page cache.
+    const layout = new Database(path, { readonly: true })
+    const leaves = layout
+      .query<{ pageno: number }, []>(
+        "SELECT pageno FROM dbstat WHERE name = 'pets' AND pagetype = 'leaf' ORDER BY pageno",
+      )
+      .all()
+    layout.close()
     const file = openSync(path, 'r+')
-    writeSync(file, Buffer.alloc(4096, 0x5a), 0, 4096, Math.floor(size / 2 / 4096) * 4096)
+    writeSync(file, Buffer.alloc(4096, 0x5a), 0, 4096, (leaves[leaves.length >> 1]!.pageno - 1) * 4096)
     closeSync(file)
     expect((await runCli(['keys', 'create', '--plan', 'free'], { DATABASE_PATH: path })).code).toBe(0)
 

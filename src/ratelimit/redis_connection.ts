@@ -1,0 +1,171 @@
+import { RedisClient } from 'bun'
+import type { Logger } from '../log'
+import type { RedisScript } from './redis_scripts'
+
+/**
+ * How long a call to Redis may take before the request is decided without it:
+ * far above a healthy round trip (bench/README.md, "The costs behind the
+ * code's choices"), so a busy process that was late to read the answer does
+ * not count as an outage.
+ */
+export const REDIS_TIMEOUT_MS = 1000
+/** While Redis is down, how often one call tries it again. */
+const RETRY_EVERY_MS = 1000
+/**
+ * How often the limiter writes a probe key on its own, traffic or not: an
+ * outage (or a Redis that refuses writes, full at `maxmemory`) is noticed
+ * within this and a timeout, and a recovery within this.
+ */
+export const PROBE_EVERY_MS = 1000
+
+/** What a connection to Redis is built from. */
+export interface RedisConnectionOptions {
+  url: string
+  logger: Logger
+  /** Start of every key (REDIS_KEY_PREFIX): the probe writes `<prefix>:probe`. */
+  prefix: string
+  /** How long one call may take before Redis counts as unreachable. */
+  timeoutMs?: number
+  /** What requests get while Redis is down, for the log line of an outage. */
+  duringOutage: string
+}
+
+/**
+ * One client of Redis (Bun's built-in) with the rules of an outage: every
+ * call bounded by a timeout; while Redis is down, one call at a time tries
+ * it, at most once a second, and every other fails at once; a probe every
+ * second, traffic or not, notices an outage and a recovery; one log line
+ * each way.
+ */
+export class RedisConnection {
+  #client: RedisClient
+  #options: Required<RedisConnectionOptions>
+  #failing = false
+  #retryAt = 0
+  /** The one call that tries Redis while it is down; the others fail at once meanwhile. */
+  #attempt: Promise<unknown> | undefined
+  #probeTimer: Timer | undefined
+
+  constructor(options: RedisConnectionOptions) {
+    this.#options = { ...options, timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
+    // No offline queue: while disconnected a call fails at once instead of waiting for a reconnect.
+    this.#client = new RedisClient(options.url, {
+      enableOfflineQueue: false,
+      connectionTimeout: 2000,
+      autoReconnect: true,
+    })
+  }
+
+  /**
+   * Connects and loads the scripts; false when Redis cannot be reached yet.
+   * From here a probe runs every PROBE_EVERY_MS until `close`.
+   */
+  async connect(scripts: RedisScript[]): Promise<boolean> {
+    this.#probeTimer ??= setInterval(() => this.probe(), PROBE_EVERY_MS)
+    this.#probeTimer.unref()
+    try {
+      for (const { source } of scripts) await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', source]))
+      return true
+    } catch {
+      return false
+    }
+  }
+
+  /** Whether the last call (or probe) found Redis down. */
+  get failing(): boolean {
+    return this.#failing
+  }
+
+  /** One command. */
+  send(command: string, args: string[]): Promise<unknown> {
+    return this.#ask(() => this.#client.send(command, args))
+  }
+
+  /** One script. EVALSHA sends only its hash; a Redis that restarted has forgotten it, and EVAL teaches it again. */
+  evaluate({ source, sha }: RedisScript, keys: string[], args: string[]): Promise<unknown> {
+    return this.#ask(async () => {
+      try {
+        return await this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args])
+      } catch (error) {
+        if (!String((error as Error).message).includes('NOSCRIPT')) throw error
+        return this.#client.send('EVAL', [source, String(keys.length), ...keys, ...args])
+      }
+    })
+  }
+
+  close(): void {
+    clearInterval(this.#probeTimer)
+    this.#client.close()
+  }
+
+  /**
+   * A small write with an expiry (not a PING): a Redis that answers but
+   * refuses writes (full at `maxmemory` under `noeviction`) is as down for
+   * counting as one that does not answer.
+   */
+  probe(): void {
+    const key = `${this.#options.prefix}:probe`
+    this.#ask(() => this.#client.send('SET', [key, String(Date.now()), 'PX', String(10 * PROBE_EVERY_MS)])).catch(
+      () => {},
+    )
+  }
+
+  /**
+   * One call to Redis, bounded by the timeout. While Redis is down, one call
+   * at a time tries it, at most once every RETRY_EVERY_MS (reconnecting the
+   * client first if Bun gave up): every other call fails at once, so the
+   * requests it serves are decided by the failure mode without waiting.
+   */
+  async #ask<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.#failing) return this.#call(work)
+    if (this.#attempt !== undefined || performance.now() < this.#retryAt)
+      throw new Error('Redis is down; not asked again yet')
+    // Moved when the try starts, not when it fails: calls arriving while it waits are not tries too.
+    this.#retryAt = performance.now() + RETRY_EVERY_MS
+    const attempt = this.#call(work)
+    this.#attempt = attempt
+    try {
+      return await attempt
+    } finally {
+      this.#attempt = undefined
+    }
+  }
+
+  async #call<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      if (!this.#client.connected) await this.#withTimeout(this.#client.connect())
+      const answer = await this.#withTimeout(work())
+      this.#noteSuccess()
+      return answer
+    } catch (error) {
+      this.#noteFailure(error)
+      throw error
+    }
+  }
+
+  #withTimeout<T>(work: Promise<T>): Promise<T> {
+    let timer: Timer | undefined
+    const timeout = new Promise<never>((_, reject) => {
+      timer = setTimeout(
+        () => reject(new Error(`Redis did not answer within ${this.#options.timeoutMs} ms`)),
+        this.#options.timeoutMs,
+      )
+    })
+    return Promise.race([work, timeout]).finally(() => clearTimeout(timer))
+  }
+
+  #noteFailure(error: unknown): void {
+    this.#retryAt = performance.now() + RETRY_EVERY_MS
+    if (this.#failing) return
+    this.#failing = true
+    this.#options.logger.warn(`rate limiter: Redis unreachable, ${this.#options.duringOutage} until it answers again`, {
+      error: String((error as Error)?.message ?? error),
+    })
+  }
+
+  #noteSuccess(): void {
+    if (!this.#failing) return
+    this.#failing = false
+    this.#options.logger.info('rate limiter: Redis answers again; limits are shared once more')
+  }
+}
