@@ -97,7 +97,7 @@ export const SNAPSHOT_INTERVAL_MS = 5_000
  * milliseconds, and the event loop runs between parts, so a million callers
  * never stall requests (bench/README.md, "Keeping the limiter across restarts").
  */
-export const PART_SUBJECTS = 8_192
+export const PART_SUBJECTS = 2_048
 
 /** How old another host's snapshot may be before it counts as gone even if its process never said it stopped. */
 const FOREIGN_OWNER_KEPT_MS = 24 * 60 * 60 * 1000
@@ -140,7 +140,7 @@ function processRuns(pid: number): boolean {
 }
 
 /** Subjects a part is read back in at a time, between which requests run. */
-const READ_SLICE_SUBJECTS = 2_048
+const READ_SLICE_SUBJECTS = 512
 
 /** A part in slices of READ_SLICE_SUBJECTS; the first carries the bans, wide counters and text subjects. */
 function sliced(part: LimiterSnapshot): LimiterSnapshot[] {

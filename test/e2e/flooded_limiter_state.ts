@@ -5,6 +5,7 @@
 //   bun test/e2e/flooded_limiter_state.ts DATABASE CALLERS
 import { openDatabase } from '../../src/db/sqlite'
 import { PLAN_LIMITS } from '../../src/keys/plans'
+import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { pack } from '../../src/ratelimit/packed_counters'
 import { PART_SUBJECTS } from '../../src/ratelimit/snapshot'
 import { SqliteLimiterStateStore } from '../../src/ratelimit/sqlite_state_store'
@@ -15,27 +16,27 @@ const LOCALHOST = -(0x7f000001 + 1)
 
 /**
  * A database whose saved limiter state is what a flood leaves: `callers`
- * callers without a key today, 127.0.0.1 among them with its day used up, as
- * a process that stopped wrote it.
+ * callers without a key today (neighbouring addresses, one request each),
+ * 127.0.0.1 among them with its day used up, as a process that counted them
+ * wrote it when it stopped (its parts in the order its tables hold them).
  */
 function floodedDatabase(path: string, callers: number, now: number): void {
+  const limiter = new MemoryRateLimiter({ anonymousMax: 2 * callers })
+  const free = PLAN_LIMITS.free
+  for (let i = 1; i < callers; i++) limiter.consume(-i, free, now)
+  // 127.0.0.1's day used up (earlier today: its minute is free, only the day refuses it).
+  const minuteOfDay = Math.floor((now % DAY_MS) / MINUTE_MS)
+  const spent = pack({ usedToday: free.rpd, minuteOfDay, usedThisMinute: 0, refusedThisMinute: 0 }, free)
+  const empty = { wide: [], text: [], bans: [] }
+  limiter.restore(
+    { savedAt: now, day: Math.floor(now / DAY_MS), counters: Float64Array.of(LOCALHOST, spent), extra: empty },
+    now,
+  )
   const db = openDatabase(path)
   const store = new SqliteLimiterStateStore(db)
   store.adopt({ owner: 'flooded', host: 'elsewhere', pid: 1 }, () => false, now)
-  const minuteOfDay = Math.floor((now % DAY_MS) / MINUTE_MS)
-  const one = pack({ usedToday: 1, minuteOfDay, usedThisMinute: 1, refusedThisMinute: 0 }, PLAN_LIMITS.free)
-  const spent = pack({ usedToday: 1000, minuteOfDay, usedThisMinute: 0, refusedThisMinute: 0 }, PLAN_LIMITS.free)
-  const empty = { wide: [], text: [], bans: [] }
-  for (let part = 0, first = 0; first < callers; part++, first += PART_SUBJECTS) {
-    const count = Math.min(PART_SUBJECTS, callers - first)
-    const counters = new Float64Array(2 * count)
-    for (let i = 0; i < count; i++) {
-      const subject = first + i === 0 ? LOCALHOST : -(first + i)
-      counters[2 * i] = subject
-      counters[2 * i + 1] = subject === LOCALHOST ? spent : one
-    }
-    store.write('flooded', 1, part, { savedAt: now, day: Math.floor(now / DAY_MS), counters, extra: empty })
-  }
+  let part = 0
+  for (const snapshot of limiter.snapshotParts(now, PART_SUBJECTS)) store.write('flooded', 1, part++, snapshot)
   store.complete('flooded', 1, now, true)
   db.close()
 }

@@ -16,7 +16,7 @@ describe('RecentSubjects', () => {
 
   test('never holds more than max whatever the number of subjects', () => {
     const recent = new RecentSubjects(1000, () => false)
-    for (let i = 0; i < 100_000; i++) {
+    for (let i = 1; i <= 100_000; i++) {
       recent.set(-i, i)
       if (recent.size > 1000) throw new Error(`size ${recent.size} at ${i}`)
     }
@@ -28,5 +28,22 @@ describe('RecentSubjects', () => {
     for (let i = 2; i < 10_000; i++) recent.set(-i, i)
     expect(recent.get(-1)).toBe(999)
     expect([...recent.entries()].length).toBe(recent.size)
+  })
+
+  test('gives every subject held once while subjects move between generations', () => {
+    // One shard of two generations of 20,000: 10,000 subjects in the recent one, 20,000 in the older.
+    const recent = new RecentSubjects(40_000, () => false)
+    for (let i = 1; i <= 30_000; i++) recent.set(-i, i)
+    const held = new Set<number>()
+    let read = 0
+    for (const [subject] of recent.entries()) {
+      held.add(subject as number)
+      read++
+      // Each step writes a subject again (it moves to the recent generation), and one the table never held.
+      recent.set(-1 - ((read * 7919) % 30_000), read)
+      recent.set(-100_000 - read, read)
+    }
+    expect(read).toBe(held.size)
+    for (let i = 1; i <= 30_000; i++) expect(held.has(-i)).toBe(true)
   })
 })
