@@ -22,8 +22,9 @@ import { hasWrk, runWrk, wrkScript } from './lib/wrk'
 const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
 
   --pets N            pets seeded for the scenarios (default 100000)
-  --duration S        seconds per timed run (default 10; 5 with --peers)
-  --rounds N          baseline/service rounds per scenario; medians are reported (default 3; 5 with --peers)
+  --duration S        seconds per timed run (default 10; 5 with --peers or --floors)
+  --rounds N          baseline/service rounds per scenario; medians are reported (default 3; 5 with --peers
+                      or --floors)
   --connections N     autocannon connections (default 50)
   --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
   --scale             also: the list scenarios and the inventory at 1,000, 100,000 and 1,000,000 pets,
@@ -34,10 +35,14 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
                       --store postgres --limiter redis); connections are split evenly
   --skip-wrk          do not also measure with wrk (it is used when installed)
   --peers             measure the scenarios the peers implement (bench/servers/peers: Elysia, Hono, Fastify
-                      on Node) beside raw Bun, the Elysia floor (bench/servers/elysia_floor.ts: the service's
-                      bytes through Elysia with no work) and the service, interleaved, with wrk and autocannon,
-                      and the servers' CPU time per request; needs wrk (apt-get install wrk); the
-                      peers' packages are installed on first use (npm ci --prefix bench/servers/peers)
+                      on Node) and those with a reference, beside raw Bun, the Elysia floor
+                      (bench/servers/elysia_floor.ts: the service's bytes through Elysia with no work), raw
+                      Bun doing only the scenario's store work (a page read, a create or an update
+                      committed) and the service, interleaved, with wrk and autocannon, and the servers'
+                      CPU time per request, the service's as a multiple of its reference's; needs wrk
+                      (apt-get install wrk); the peers' packages are installed on first use
+                      (npm ci --prefix bench/servers/peers)
+  --floors            the same run without the peers: the service against its references only
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text
@@ -60,6 +65,7 @@ const { values } = parseArgs({
     instances: { type: 'string', default: '1' },
     'skip-wrk': { type: 'boolean', default: false },
     peers: { type: 'boolean', default: false },
+    floors: { type: 'boolean', default: false },
     json: { type: 'string' },
     svg: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -81,10 +87,14 @@ if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis'))
   usage('--instances above 1 needs --store postgres --limiter redis')
 if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory'))
   usage('--scale measures the default SQLite + memory service only')
-if (values.peers && (store !== 'sqlite' || limiterKind !== 'memory' || instances !== 1 || values.scale))
-  usage('--peers measures the default SQLite + memory service, one instance, without --scale')
-if (values.peers && (!hasWrk || values['skip-wrk']))
-  usage('--peers measures with wrk: install it (Debian: apt-get install wrk) and leave out --skip-wrk')
+/** `--peers`, or `--floors` (the same side-by-side run without the peers). */
+const sideBySide = values.peers || values.floors
+const sideBySideFlag = values.peers ? '--peers' : '--floors'
+if (values.peers && values.floors) usage('--peers already measures what --floors does: give one of them')
+if (sideBySide && (store !== 'sqlite' || limiterKind !== 'memory' || instances !== 1 || values.scale))
+  usage(`${sideBySideFlag} measures the default SQLite + memory service, one instance, without --scale`)
+if (sideBySide && (!hasWrk || values['skip-wrk']))
+  usage(`${sideBySideFlag} measures with wrk: install it (Debian: apt-get install wrk) and leave out --skip-wrk`)
 const mode = `${store} + ${limiterKind}, ${instances} instance${instances === 1 ? '' : 's'}`
 
 function usage(message: string): never {
@@ -93,8 +103,8 @@ function usage(message: string): never {
 }
 
 const pets = Number(values.pets)
-const duration = Number(values.duration ?? (values.peers ? 5 : 10))
-const rounds = Number(values.rounds ?? (values.peers ? 5 : 3))
+const duration = Number(values.duration ?? (sideBySide ? 5 : 10))
+const rounds = Number(values.rounds ?? (sideBySide ? 5 : 3))
 const connections = Number(values.connections)
 const only = values.only?.split(',').map((name) => name.trim())
 const useWrk = hasWrk && !values['skip-wrk']
@@ -109,9 +119,10 @@ console.error(
   `bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`,
 )
 
-if (values.peers) {
+if (sideBySide) {
   try {
     process.exitCode = await comparePeers({
+      withPeers: values.peers,
       root: ROOT,
       work,
       servers,

@@ -2,12 +2,14 @@ import { copyFileSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exhaustFreeKey, recordAnswer } from './load'
 import { installPeers, PEERS, peerKeys } from './peers'
-import { SCENARIOS } from './scenarios'
+import { SCENARIOS, type StoreReference } from './scenarios'
 import { seedDatabase } from './seed'
 import type { BenchServers, Running } from './servers'
 import {
   type Contender,
   measureSideBySide,
+  type ReferenceMultiple,
+  referenceTable,
   type SideBySideReport,
   type SideBySideResult,
   sideBySideChart,
@@ -17,6 +19,12 @@ import {
 export const SERVICE_NAME = 'Animal Store'
 /** The Elysia app that replays the service's bytes with no work: the least the service could cost in Elysia. */
 export const FLOOR_NAME = 'Elysia floor'
+/** Raw Bun doing only a scenario's store work (bench/servers/baseline_server.ts with BASELINE_PETS), by the work. */
+export const STORE_WORK_NAMES: Record<Exclude<StoreReference, 'floor'>, string> = {
+  read: 'raw Bun + SQLite read',
+  commit: 'raw Bun + SQLite commit',
+  update: 'raw Bun + SQLite update',
+}
 
 /** What `--peers` needs from the bench's command line. */
 export interface PeerRunOptions {
@@ -27,6 +35,8 @@ export interface PeerRunOptions {
   rounds: number
   duration: number
   connections: number
+  /** Whether the peers run too (`--peers`); without them (`--floors`), the service against its references only. */
+  withPeers: boolean
   only: string[] | undefined
   machine: string
   pinned: boolean
@@ -36,13 +46,16 @@ export interface PeerRunOptions {
 }
 
 /**
- * `--peers`: every scenario the peers implement, on raw Bun, the Elysia
- * floor, the service and each peer, interleaved round by round, with wrk and autocannon. Prints the
- * table; returns the exit status (1 when any server gave a wrong answer).
+ * `--peers`: every scenario the peers implement or that has a reference, on
+ * raw Bun, the Elysia floor, raw Bun doing the scenario's store work (where
+ * its reference is one), the service and each peer (where they implement
+ * it), interleaved round by round, with wrk and autocannon; `--floors`: the
+ * same without the peers. Prints the tables; returns the exit status (1 when
+ * any server gave a wrong answer).
  */
 export async function comparePeers(options: PeerRunOptions): Promise<number> {
   const { servers, work } = options
-  installPeers(options.root)
+  if (options.withPeers) installPeers(options.root)
   console.error(`bench: seeding ${options.pets.toLocaleString('en')} pets, one copy per server`)
   const seeded = join(work, 'pets.sqlite')
   const keys = await seedDatabase(seeded, options.pets)
@@ -53,7 +66,7 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   }
   const service = await servers.service({ DATABASE_PATH: copy('service') })
   const peers: Contender[] = []
-  for (const [i, peer] of PEERS.entries()) {
+  for (const [i, peer] of (options.withPeers ? PEERS : []).entries()) {
     const started = await servers.peer(peer, { DATABASE_PATH: copy(`peer-${i}`), PEER_KEYS: peerKeys(keys) })
     peers.push({ name: peer.name, url: started.url, pid: started.pid, kind: 'peer' })
   }
@@ -61,20 +74,32 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   const results: SideBySideResult[] = []
   const context = { keys, pets: options.pets }
   for (const scenario of SCENARIOS) {
-    if (!scenario.peers || (options.only && !options.only.includes(scenario.name))) continue
+    const measured = (options.withPeers && scenario.peers) || scenario.reference !== undefined
+    if (!measured || (options.only && !options.only.includes(scenario.name))) continue
     console.error(`bench: ${scenario.name} (${scenario.what}), ${options.rounds} rounds`)
     const recorded = await recordAnswer(service.url, scenario, context)
     const baseline: Running = await servers.baseline(recorded)
     const floor: Running = await servers.floor(recorded)
+    const work = scenario.reference?.of ?? 'floor'
+    const storeWorkName = work === 'floor' ? undefined : STORE_WORK_NAMES[work]
+    // Its own copy of the pets, as each peer has: the writes of one do not change what another reads.
+    const storeWork = work === 'floor' ? undefined : await servers.baseline(recorded, copy(`store-${work}`))
     try {
       const contenders: Contender[] = [
         { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
         { name: FLOOR_NAME, url: floor.url, pid: floor.pid, kind: 'floor' },
+        ...(storeWork === undefined || storeWorkName === undefined
+          ? []
+          : [{ name: storeWorkName, url: storeWork.url, pid: storeWork.pid, kind: 'floor' as const }]),
         { name: SERVICE_NAME, url: service.url, pid: service.pid, kind: 'service' },
-        ...peers,
+        ...(scenario.peers ? peers : []),
       ]
-      results.push(await measureSideBySide(scenario, contenders, context, options))
+      const result = await measureSideBySide(scenario, contenders, context, options)
+      if (scenario.reference !== undefined)
+        result.reference = against(result, storeWorkName ?? FLOOR_NAME, scenario.reference)
+      results.push(result)
     } finally {
+      if (storeWork !== undefined) await servers.stop(storeWork)
       await servers.stop(floor)
       await servers.stop(baseline)
     }
@@ -97,6 +122,8 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
     `\n${report.generators}, ${report.connections} connections, ${report.duration} s per run, ${report.rounds} interleaved rounds, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}\n`,
   )
   console.log(sideBySideTable(results))
+  console.log(`\nThe service's server CPU per request as a multiple of its reference's, in the same rounds:\n`)
+  console.log(referenceTable(results))
   if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
   if (options.svg) writeFileSync(options.svg, sideBySideChart(report))
   let wrong = false
@@ -109,6 +136,12 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
         )
       }
   return wrong ? 1 : 0
+}
+
+/** The service's CPU per request over its reference's (a server of the same run), with the target aimed at. */
+function against(result: SideBySideResult, server: string, { target }: { target?: number }): ReferenceMultiple {
+  const cpu = (name: string) => result.contenders.find((c) => c.server === name)!.cpuMicrosPerRequest
+  return { server, multiple: cpu(SERVICE_NAME) / cpu(server), target }
 }
 
 function wrkVersion(): string {

@@ -43,6 +43,14 @@ export interface Scenario {
   /** Whether the peers (bench/servers/peers) implement it, so `--peers` measures it against them. */
   peers?: boolean
   /**
+   * What the service's CPU per request is a multiple of in `--peers` and
+   * `--floors` (issue 32's yardsticks): `floor`, the Elysia floor (the same
+   * answer through Elysia with no work); `read`, `commit` or `update`, raw
+   * Bun doing only that store work on SQLite (bench/servers/baseline_server.ts
+   * with BASELINE_PETS). `target` is the multiple aimed at, when one is set.
+   */
+  reference?: { of: StoreReference; target?: number }
+  /**
    * For wrk, when the requests vary: Lua that defines `request()` (wrk's
    * per-request hook), after the fixed headers are set in `wrk.headers`.
    */
@@ -52,6 +60,9 @@ export interface Scenario {
   /** Checks the store the runs left, through the service, after the last run: the problems found, and what was checked. */
   verify?(url: string, context: ScenarioContext): Promise<{ checked: string; problems: string[] }>
 }
+
+/** The reference a scenario's service figure is measured against (Scenario.reference). */
+export type StoreReference = 'floor' | 'read' | 'commit' | 'update'
 
 /** One answer as the load generator saw it. */
 export interface Answer {

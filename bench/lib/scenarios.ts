@@ -1,7 +1,7 @@
 import { ORDER_SCENARIOS } from './order_scenarios'
 import { type Answer, auth, json, rateLimitHeaders, type Scenario, type ScenarioContext } from './scenario_kit'
 
-export type { Answer, LoadRequest, PetPool, Scenario, ScenarioContext } from './scenario_kit'
+export type { Answer, LoadRequest, PetPool, Scenario, ScenarioContext, StoreReference } from './scenario_kit'
 
 interface PetLike {
   id: number
@@ -36,6 +36,7 @@ const PET_SCENARIOS: Scenario[] = [
   {
     name: 'hot list',
     what: 'GET /v1/pets?limit=20, the same page again and again',
+    reference: { of: 'floor', target: 1.5 },
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.unlimited) }],
     check: pageCheck({ size: () => 20, firstId: () => 1 }),
     peers: true,
@@ -73,6 +74,7 @@ const PET_SCENARIOS: Scenario[] = [
   {
     name: 'cold list',
     what: 'GET /v1/pets?limit=20&after=<random id>',
+    reference: { of: 'read', target: 1.15 },
     requests: ({ keys, pets }) => [
       {
         method: 'GET',
@@ -93,6 +95,7 @@ end`,
   {
     name: 'filtered list',
     what: 'GET /v1/pets?status=available&limit=100',
+    reference: { of: 'floor' },
     requests: ({ keys }) => [
       { method: 'GET', path: '/v1/pets?status=available&limit=100', headers: auth(keys.unlimited) },
     ],
@@ -108,6 +111,7 @@ end`,
   {
     name: 'deep page',
     what: 'GET /v1/pets?limit=20&after=<25 before the end>',
+    reference: { of: 'floor' },
     requests: ({ keys, pets }) => [
       { method: 'GET', path: `/v1/pets?limit=20&after=${pets - 25}`, headers: auth(keys.unlimited) },
     ],
@@ -118,6 +122,7 @@ end`,
   {
     name: 'create',
     what: 'POST /v1/pets (default durability, synchronous=FULL)',
+    reference: { of: 'commit', target: 1.4 },
     requests: ({ keys }) => [
       {
         method: 'POST',
@@ -138,6 +143,7 @@ end`,
   {
     name: '429 path',
     what: 'GET /v1/pets with a Free key far over its limit',
+    reference: { of: 'floor', target: 1.25 },
     requests: ({ keys }) => [{ method: 'GET', path: '/v1/pets?limit=20', headers: auth(keys.free) }],
     // The service bans a key that keeps going over its limit, so every answer is a 429; a peer's key for this
     // scenario has a limit of 0 (a fixed window would let 60 a minute through), so every answer is a 429 too.
@@ -197,6 +203,7 @@ end`,
   {
     name: 'update',
     what: 'PATCH /v1/pets/<random id> setting status available or pending (a reserve or a release; no sold pet)',
+    reference: { of: 'update' },
     requests: ({ keys, pets }) => [
       {
         method: 'PATCH',

@@ -46,6 +46,15 @@ export interface SideBySideResult {
   scenario: string
   what: string
   contenders: ContenderResult[]
+  /** The service's CPU per request as a multiple of its reference's, where the scenario names one. */
+  reference?: ReferenceMultiple
+}
+
+/** The service against the reference of a scenario (Scenario.reference): which server, the multiple, the target. */
+export interface ReferenceMultiple {
+  server: string
+  multiple: number
+  target?: number
 }
 
 /**
@@ -151,6 +160,27 @@ export function sideBySideTable(results: SideBySideResult[]): string {
         c.kind === 'service' && peers.length > 0 ? `${(c.wrkRps / bestPeer).toFixed(2)}×` : '',
         String(c.wrong),
       ])
+  }
+  return markdownTable(rows)
+}
+
+/** Per scenario with a reference: the service's CPU per request, its reference's, the multiple and its target. */
+export function referenceTable(results: SideBySideResult[]): string {
+  const rows: string[][] = [
+    ['scenario', 'reference', 'reference CPU µs/request', 'service CPU µs/request', 'multiple', 'target'],
+  ]
+  for (const { scenario, contenders, reference } of results) {
+    if (reference === undefined) continue
+    const cpu = (server: string) => contenders.find((c) => c.server === server)!.cpuMicrosPerRequest.toFixed(1)
+    const service = contenders.find((c) => c.kind === 'service')!
+    rows.push([
+      scenario,
+      reference.server,
+      cpu(reference.server),
+      cpu(service.server),
+      `${reference.multiple.toFixed(2)}×`,
+      reference.target === undefined ? '' : `≤ ${reference.target}×`,
+    ])
   }
   return markdownTable(rows)
 }

@@ -35,7 +35,7 @@ describe('the Elysia floor (bench/servers/elysia_floor.ts)', () => {
 })
 
 describe('raw Bun doing the store work (bench/servers/baseline_server.ts with BASELINE_PETS)', () => {
-  test('reads the requested page, commits a created pet before answering, and keeps the recorded headers', async () => {
+  test('reads the requested page, commits a created or changed pet before answering, and keeps the recorded headers', async () => {
     const { dir, cleanup } = tempDir('animal-store-baseline-')
     const servers = new BenchServers(ROOT, dir)
     try {
@@ -62,6 +62,13 @@ describe('raw Bun doing the store work (bench/servers/baseline_server.ts with BA
       const stored = reader.query('SELECT id, name FROM pets WHERE id > 100 ORDER BY id').all()
       reader.close()
       expect(stored).toEqual(created.map(({ id, name }) => ({ id, name })))
+
+      // A PATCH writes only the fields it names, and is answered once committed.
+      const changed = await fetch(`${running.url}/v1/pets/7`, { method: 'PATCH', body: '{"status":"sold"}' })
+      expect(await changed.json()).toEqual({ id: 7, name: 'pet 7', categoryId: 8, status: 'sold' })
+      const again = new Database(pets, { readonly: true })
+      expect(again.query('SELECT status FROM pets WHERE id = 7').get()).toEqual({ status: 'sold' })
+      again.close()
     } finally {
       await servers.stopAll()
       cleanup()

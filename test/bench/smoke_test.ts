@@ -1,8 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
+import { FLOOR_NAME, SERVICE_NAME, STORE_WORK_NAMES } from '../../bench/lib/compare_peers'
 import type { BenchReport } from '../../bench/lib/report'
 import { SCENARIOS } from '../../bench/lib/scenarios'
+import type { SideBySideReport } from '../../bench/lib/side_by_side'
 import { hasWrk } from '../../bench/lib/wrk'
 import { requireInCi } from '../e2e/system_commands'
 import { tempDir } from '../helpers'
@@ -57,6 +59,45 @@ describe('the bench, as a smoke run', () => {
       const readBack = report.notes?.filter((note) => note.includes('double sales')) ?? []
       expect(readBack).toHaveLength(2)
       for (const note of readBack) expect(note).toContain(', 0 double sales')
+    } finally {
+      cleanup()
+    }
+  }, 240_000)
+
+  test('--floors gives each scenario with a reference the service’s CPU per request as a multiple of it', async () => {
+    if (!WRK) return
+    const { dir, cleanup } = tempDir('animal-store-bench-floors-')
+    try {
+      const json = join(dir, 'floors.json')
+      const scenarios = SCENARIOS.filter((scenario) => scenario.reference !== undefined)
+      const bench = Bun.spawn(
+        [
+          process.execPath,
+          join(ROOT, 'bench/run.ts'),
+          '--floors',
+          ...['--pets', '2000', '--duration', '1', '--rounds', '1', '--connections', '10', '--json', json],
+        ],
+        { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
+      )
+      const [output, errors, code] = await Promise.all([
+        new Response(bench.stdout).text(),
+        new Response(bench.stderr).text(),
+        bench.exited,
+      ])
+      expect({ code, tail: code === 0 ? '' : `${output}\n${errors}`.slice(-3000) }).toEqual({ code: 0, tail: '' })
+      const report = JSON.parse(readFileSync(json, 'utf8')) as SideBySideReport
+      expect(report.results.map((result) => result.scenario)).toEqual(scenarios.map((scenario) => scenario.name))
+      for (const [i, result] of report.results.entries()) {
+        const { of, target } = scenarios[i]!.reference!
+        const reference = of === 'floor' ? FLOOR_NAME : STORE_WORK_NAMES[of]
+        // The multiple is the two servers' own figures of this run, divided.
+        const cpu = (server: string) => result.contenders.find((c) => c.server === server)!.cpuMicrosPerRequest
+        expect(result.reference).toEqual({ server: reference, multiple: cpu(SERVICE_NAME) / cpu(reference), target })
+        expect(result.reference!.multiple).toBeGreaterThan(0)
+        for (const contender of result.contenders)
+          expect([result.scenario, contender.wrong]).toEqual([result.scenario, 0])
+      }
+      expect(output).toMatch(/\| scenario +\| reference +\|/)
     } finally {
       cleanup()
     }
