@@ -10,14 +10,17 @@
 //
 //   bun bench/probes/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
 //                              [--scenario 429]                       (the 429 path: a banned Free key, not the hot list)
+//                              [--scenario cold-list] [--pets 100000]  (a random page SQLite reads every time, of
+//                                                                      that many pets)
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
-import { mkdtempSync, readFileSync } from 'node:fs'
+import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { median } from '../lib/rounds'
+import { seedDatabase } from '../lib/seed'
 
 const { values } = parseArgs({
   options: {
@@ -29,14 +32,32 @@ const { values } = parseArgs({
     header: { type: 'string', multiple: true, default: [] },
     'after-env': { type: 'string', multiple: true, default: [] },
     scenario: { type: 'string', default: 'hot-list' },
+    pets: { type: 'string', default: '100000' },
   },
 })
-if (values.scenario !== 'hot-list' && values.scenario !== '429') throw new Error('--scenario is hot-list or 429')
+if (!['hot-list', '429', 'cold-list'].includes(values.scenario))
+  throw new Error('--scenario is hot-list, 429 or cold-list')
 /** The 429 path: every request from a Free key that is over its limit and banned, as the bench's scenario. */
 const REFUSED = values.scenario === '429'
 /** What a Free key is driven with first: its minute, then enough refusals to be banned. */
 const EXHAUST = 200
 const EXPECTED_STATUS = REFUSED ? 429 : 200
+/** The cold list: `limit=20&after=<random>` on a copy of PETS seeded pets (bench/lib/seed.ts), with its unlimited key. */
+const COLD = values.scenario === 'cold-list'
+const PETS = Number(values.pets)
+const seededDir = mkdtempSync(join(tmpdir(), 'compare-trees-seed-'))
+const seeded = COLD
+  ? { file: join(seededDir, 'pets.sqlite'), ...(await seedDatabase(join(seededDir, 'pets.sqlite'), PETS)) }
+  : undefined
+/** A copy of the seeded pets, one per server or app, so that none shares another's file. */
+function seededCopy(): string {
+  const file = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
+  copyFileSync(seeded!.file, file)
+  return file
+}
+const randomAfter = () => Math.floor(Math.random() * (PETS - 21))
+/** The path each request asks for: the first page, or a random one on the cold list. */
+const listPath = () => (COLD ? `/v1/pets?limit=20&after=${randomAfter()}` : '/v1/pets')
 if (values.before === undefined) throw new Error('--before DIR is required (a checkout of the tree to compare with)')
 const TREES = { before: resolve(values.before), after: resolve(values.after) }
 const ROUNDS = Number(values.rounds)
@@ -84,7 +105,7 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const { issueKey } = await import(`${root}/src/keys/issue.ts`)
   const { createLogger } = await import(`${root}/src/log.ts`)
   const { sqliteStores } = await import(`${root}/src/backends.ts`)
-  const db = openDatabase(':memory:')
+  const db = openDatabase(COLD ? seededCopy() : ':memory:')
   // As each tree composes its stores: since the orders, backends.ts does it (and adds the order store).
   const composed = sqliteStores ? sqliteStores(db) : undefined
   const watcher = composed?.watcher ?? new DataVersionWatcher(db)
@@ -92,8 +113,8 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const keys = composed?.keys ?? new SqliteKeyStore(db, { watcher })
   const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
   const free = await issueKey(keys, { name: 'free', plan: 'free', rpm: 60, rpd: 1000 })
-  const secret = REFUSED ? free.secret : unlimited.secret
-  for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
+  const secret = COLD ? seeded!.unlimited : REFUSED ? free.secret : unlimited.secret
+  if (!COLD) for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
   const app = createApp({
     pets,
     orders: composed?.orders,
@@ -108,7 +129,7 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
     const start = Bun.nanoseconds()
     for (let i = 0; i < ITERATIONS; i++) {
       const response = await app.handle(
-        new Request('http://localhost/v1/pets', { headers: [...HEADERS, ['authorization', `Bearer ${secret}`]] }),
+        new Request(`http://localhost${listPath()}`, { headers: [...HEADERS, ['authorization', `Bearer ${secret}`]] }),
       )
       if (response.status !== EXPECTED_STATUS) throw new Error(`status ${response.status}`)
       await response.arrayBuffer()
@@ -122,8 +143,19 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
 }
 
+/** For the cold list: the Lua that has wrk ask for a random page each time. */
+const COLD_SCRIPT = join(seededDir, 'cold.lua')
+if (COLD)
+  writeFileSync(
+    COLD_SCRIPT,
+    `request = function()\n  return wrk.format(nil, "/v1/pets?limit=20&after=" .. math.random(0, ${PETS - 21}))\nend\n`,
+  )
+
 async function wrk(url: string, key: string, seconds: number): Promise<number> {
-  const headers = HEADERS.flatMap(([name, value]) => ['-H', `${name}: ${value}`])
+  const headers = [
+    ...HEADERS.flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
+    ...(COLD ? ['-s', COLD_SCRIPT] : []),
+  ]
   const args = [
     'taskset',
     '-c',
@@ -147,7 +179,7 @@ async function wrk(url: string, key: string, seconds: number): Promise<number> {
 
 /** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
 async function served(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string> = {}) {
-  const db = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
+  const db = COLD ? seededCopy() : join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
   const created = Bun.spawnSync(
     [
       BUN,
@@ -167,7 +199,7 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   )
   const unlimited = created.stdout.toString().trim()
   const free = Bun.spawnSync([BUN, 'src/main.ts', 'keys', 'create', '--plan', 'free', '--db', db], { cwd: root })
-  const key = REFUSED ? free.stdout.toString().trim() : unlimited
+  const key = COLD ? seeded!.unlimited : REFUSED ? free.stdout.toString().trim() : unlimited
   const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
     cwd: root,
     env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
