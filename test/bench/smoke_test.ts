@@ -6,11 +6,21 @@ import type { BenchReport } from '../../bench/lib/report'
 import { SCENARIOS } from '../../bench/lib/scenarios'
 import type { SideBySideReport } from '../../bench/lib/side_by_side'
 import { hasWrk } from '../../bench/lib/wrk'
+import { type Program, runCli } from '../e2e/process_helpers'
 import { requireInCi } from '../e2e/system_commands'
 import { tempDir } from '../helpers'
 
 const ROOT = join(import.meta.dir, '../..')
 const WRK = requireInCi(hasWrk, 'run wrk (apt-get install wrk)')
+
+/** bench/run.ts, run as runCli runs a program. */
+const BENCH: Program = { command: [process.execPath, join(ROOT, 'bench/run.ts')], cwd: ROOT }
+
+/** Runs the bench with `args`: its standard output, exit code, and on failure the tail of what it printed. */
+async function runBench(args: string[]): Promise<{ output: string; code: number; tail: string }> {
+  const { code, stdout, stderr } = await runCli(args, {}, BENCH)
+  return { output: stdout, code, tail: code === 0 ? '' : `${stdout}\n${stderr}`.slice(-3000) }
+}
 
 // The bench cannot rot: every scenario runs for about a second (the peers are left out: they build
 // better-sqlite3 on first use), and every answer is checked as in a real run. No timing is asserted.
@@ -19,30 +29,11 @@ describe('the bench, as a smoke run', () => {
     const { dir, cleanup } = tempDir('animal-store-bench-smoke-')
     try {
       const json = join(dir, 'smoke.json')
-      const bench = Bun.spawn(
-        [
-          process.execPath,
-          join(ROOT, 'bench/run.ts'),
-          '--pets',
-          '2000',
-          '--duration',
-          '1',
-          '--rounds',
-          '1',
-          '--connections',
-          '10',
-          '--json',
-          json,
-          ...(WRK ? [] : ['--skip-wrk']),
-        ],
-        { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
-      )
-      const [output, errors, code] = await Promise.all([
-        new Response(bench.stdout).text(),
-        new Response(bench.stderr).text(),
-        bench.exited,
+      const { code, tail } = await runBench([
+        ...['--pets', '2000', '--duration', '1', '--rounds', '1', '--connections', '10', '--json', json],
+        ...(WRK ? [] : ['--skip-wrk']),
       ])
-      expect({ code, tail: code === 0 ? '' : `${output}\n${errors}`.slice(-3000) }).toEqual({ code: 0, tail: '' })
+      expect({ code, tail }).toEqual({ code: 0, tail: '' })
       const report = JSON.parse(readFileSync(json, 'utf8')) as BenchReport
       expect(report.results.map((result) => result.scenario)).toEqual(SCENARIOS.map((scenario) => scenario.name))
       for (const result of report.results) {
@@ -70,21 +61,11 @@ describe('the bench, as a smoke run', () => {
     try {
       const json = join(dir, 'floors.json')
       const scenarios = SCENARIOS.filter((scenario) => scenario.reference !== undefined)
-      const bench = Bun.spawn(
-        [
-          process.execPath,
-          join(ROOT, 'bench/run.ts'),
-          '--floors',
-          ...['--pets', '2000', '--duration', '1', '--rounds', '1', '--connections', '10', '--json', json],
-        ],
-        { cwd: ROOT, stdout: 'pipe', stderr: 'pipe' },
-      )
-      const [output, errors, code] = await Promise.all([
-        new Response(bench.stdout).text(),
-        new Response(bench.stderr).text(),
-        bench.exited,
+      const { output, code, tail } = await runBench([
+        '--floors',
+        ...['--pets', '2000', '--duration', '1', '--rounds', '1', '--connections', '10', '--json', json],
       ])
-      expect({ code, tail: code === 0 ? '' : `${output}\n${errors}`.slice(-3000) }).toEqual({ code: 0, tail: '' })
+      expect({ code, tail }).toEqual({ code: 0, tail: '' })
       const report = JSON.parse(readFileSync(json, 'utf8')) as SideBySideReport
       expect(report.results.map((result) => result.scenario)).toEqual(scenarios.map((scenario) => scenario.name))
       for (const [i, result] of report.results.entries()) {
