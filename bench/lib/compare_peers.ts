@@ -81,25 +81,28 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
     const baseline: Running = await servers.baseline(recorded)
     const floor: Running = await servers.floor(recorded)
     const work = scenario.reference?.of ?? 'floor'
-    const storeWorkName = work === 'floor' ? undefined : STORE_WORK_NAMES[work]
-    // Its own copy of the pets, as each peer has: the writes of one do not change what another reads.
-    const storeWork = work === 'floor' ? undefined : await servers.baseline(recorded, copy(`store-${work}`))
+    // Raw Bun doing the store work, on its own copy of the pets as each peer has: one's writes do not change what
+    // another reads.
+    const storeWork =
+      work === 'floor'
+        ? undefined
+        : { name: STORE_WORK_NAMES[work], running: await servers.baseline(recorded, copy(`store-${work}`)) }
     try {
       const contenders: Contender[] = [
         { name: 'raw Bun', url: baseline.url, pid: baseline.pid, kind: 'raw' },
         { name: FLOOR_NAME, url: floor.url, pid: floor.pid, kind: 'floor' },
-        ...(storeWork === undefined || storeWorkName === undefined
+        ...(storeWork === undefined
           ? []
-          : [{ name: storeWorkName, url: storeWork.url, pid: storeWork.pid, kind: 'floor' as const }]),
+          : [{ name: storeWork.name, url: storeWork.running.url, pid: storeWork.running.pid, kind: 'floor' as const }]),
         { name: SERVICE_NAME, url: service.url, pid: service.pid, kind: 'service' },
         ...(scenario.peers ? peers : []),
       ]
       const result = await measureSideBySide(scenario, contenders, context, options)
       if (scenario.reference !== undefined)
-        result.reference = against(result, storeWorkName ?? FLOOR_NAME, scenario.reference)
+        result.reference = against(result, storeWork?.name ?? FLOOR_NAME, scenario.reference)
       results.push(result)
     } finally {
-      if (storeWork !== undefined) await servers.stop(storeWork)
+      if (storeWork !== undefined) await servers.stop(storeWork.running)
       await servers.stop(floor)
       await servers.stop(baseline)
     }
