@@ -20,6 +20,7 @@ import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { median } from '../lib/rounds'
+import { SCENARIOS } from '../lib/scenarios'
 import { seedDatabase } from '../lib/seed'
 
 const { values } = parseArgs({
@@ -45,7 +46,7 @@ const EXPECTED_STATUS = REFUSED ? 429 : 200
 /** The cold list: `limit=20&after=<random>` on a copy of PETS seeded pets (bench/lib/seed.ts), with its unlimited key. */
 const COLD = values.scenario === 'cold-list'
 const PETS = Number(values.pets)
-const seededDir = mkdtempSync(join(tmpdir(), 'compare-trees-seed-'))
+const seededDir = COLD ? mkdtempSync(join(tmpdir(), 'compare-trees-seed-')) : ''
 const seeded = COLD
   ? { file: join(seededDir, 'pets.sqlite'), ...(await seedDatabase(join(seededDir, 'pets.sqlite'), PETS)) }
   : undefined
@@ -143,13 +144,12 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
 }
 
-/** For the cold list: the Lua that has wrk ask for a random page each time. */
+/** For the cold list: the bench's own Lua for its scenario, which has wrk ask for a random page each time. */
 const COLD_SCRIPT = join(seededDir, 'cold.lua')
-if (COLD)
-  writeFileSync(
-    COLD_SCRIPT,
-    `request = function()\n  return wrk.format(nil, "/v1/pets?limit=20&after=" .. math.random(0, ${PETS - 21}))\nend\n`,
-  )
+if (COLD) {
+  const coldList = SCENARIOS.find((scenario) => scenario.name === 'cold list')!
+  writeFileSync(COLD_SCRIPT, coldList.wrkRequest!({ keys: seeded!, pets: PETS }))
+}
 
 async function wrk(url: string, key: string, seconds: number): Promise<number> {
   const headers = [
