@@ -13,6 +13,7 @@ import { exhaustFreeKey, type LoadResult, recordAnswer, runLoad } from './lib/lo
 import { canPin, pinSelf, rssOf } from './lib/processes'
 import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
 import { median } from './lib/rounds'
+import { compareScaleOut, SCALE_OUT_SCENARIOS } from './lib/scale_out'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './lib/scenarios'
 import { type BenchKeys, seedDatabase, seedPostgres } from './lib/seed'
 import { BenchServers, type Running } from './lib/servers'
@@ -22,9 +23,9 @@ import { hasWrk, runWrk, wrkScript } from './lib/wrk'
 const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options])
 
   --pets N            pets seeded for the scenarios (default 100000)
-  --duration S        seconds per timed run (default 10; 5 with --peers or --floors)
-  --rounds N          baseline/service rounds per scenario; medians are reported (default 3; 5 with --peers
-                      or --floors)
+  --duration S        seconds per timed run (default 10; 5 with --peers, --floors or --scale-out)
+  --rounds N          baseline/service rounds per scenario; medians are reported (default 3; 5 with --peers,
+                      --floors or --scale-out)
   --connections N     autocannon connections (default 50)
   --only A,B          run only these scenarios (names as printed, e.g. "hot list,create")
   --scale             also: the list scenarios and the inventory at 1,000, 100,000 and 1,000,000 pets,
@@ -43,6 +44,11 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
                       (apt-get install wrk); the peers' packages are installed on first use
                       (npm ci --prefix bench/servers/peers)
   --floors            the same run without the peers: the service against its references only
+  --scale-out         the service on SQLite + memory, on PostgreSQL + Redis (one instance) and on three
+                      instances sharing them, interleaved, with wrk and autocannon: req/s and each process's
+                      CPU per request (the service on CPU 0; PostgreSQL, Redis and the load on CPU 1), the
+                      service's as a multiple of SQLite + memory's; scenarios: ${SCALE_OUT_SCENARIOS.join(', ')}
+                      unless --only names others; needs wrk
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text
@@ -66,6 +72,7 @@ const { values } = parseArgs({
     'skip-wrk': { type: 'boolean', default: false },
     peers: { type: 'boolean', default: false },
     floors: { type: 'boolean', default: false },
+    'scale-out': { type: 'boolean', default: false },
     json: { type: 'string' },
     svg: { type: 'string' },
     help: { type: 'boolean', default: false },
@@ -88,11 +95,12 @@ if (instances > 1 && (store !== 'postgres' || limiterKind !== 'redis'))
 if (values.scale && (store !== 'sqlite' || limiterKind !== 'memory'))
   usage('--scale measures the default SQLite + memory service only')
 /** `--peers`, or `--floors` (the same side-by-side run without the peers). */
-const sideBySide = values.peers || values.floors
-const sideBySideFlag = values.peers ? '--peers' : '--floors'
-if (values.peers && values.floors) usage('--peers already measures what --floors does: give one of them')
+const sideBySide = values.peers || values.floors || values['scale-out']
+const sideBySideFlag = values.peers ? '--peers' : values.floors ? '--floors' : '--scale-out'
+if ([values.peers, values.floors, values['scale-out']].filter(Boolean).length > 1)
+  usage('--peers, --floors and --scale-out are runs of their own: give one of them')
 if (sideBySide && (store !== 'sqlite' || limiterKind !== 'memory' || instances !== 1 || values.scale))
-  usage(`${sideBySideFlag} measures the default SQLite + memory service, one instance, without --scale`)
+  usage(`${sideBySideFlag} chooses the stores and instances itself: leave out --store, --limiter, --instances, --scale`)
 if (sideBySide && (!hasWrk || values['skip-wrk']))
   usage(`${sideBySideFlag} measures with wrk: install it (Debian: apt-get install wrk) and leave out --skip-wrk`)
 const mode = `${store} + ${limiterKind}, ${instances} instance${instances === 1 ? '' : 's'}`
@@ -118,6 +126,29 @@ const machine = `${cpus().length} × ${cpus()[0]?.model.trim() ?? 'cpu'}, Bun ${
 console.error(
   `bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`,
 )
+
+if (values['scale-out']) {
+  try {
+    process.exitCode = await compareScaleOut({
+      work,
+      servers,
+      pets,
+      rounds,
+      duration,
+      connections,
+      only,
+      machine,
+      pinned: canPin,
+      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+      json: values.json,
+      svg: values.svg,
+    })
+  } finally {
+    await servers.stopAll()
+    rmSync(work, { recursive: true, force: true })
+  }
+  process.exit()
+}
 
 if (sideBySide) {
   try {

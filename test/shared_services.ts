@@ -95,10 +95,17 @@ export async function postgresTestStores() {
 
 /** A Redis limiter under a fresh key prefix; `cleanup` (also pushed to `cleanups`) closes it and deletes its keys. */
 export async function redisTestLimiter(
-  options: { url?: string; failureMode?: RedisFailureMode; timeoutMs?: number; anonymousMax?: number } = {},
+  options: {
+    url?: string
+    failureMode?: RedisFailureMode
+    timeoutMs?: number
+    anonymousMax?: number
+    /** Another limiter's prefix: a second instance on the same counters. */
+    prefix?: string
+  } = {},
   cleanups?: (() => unknown)[],
 ) {
-  const prefix = uniqueName('test')
+  const prefix = options.prefix ?? uniqueName('test')
   const logs: Record<string, unknown>[] = []
   const limiter = new RedisRateLimiter({
     url: options.url ?? TEST_REDIS_URL!,

@@ -1,3 +1,4 @@
+import type { Awaitable } from '../awaitable'
 import type { RedisFailureMode } from '../config'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
@@ -7,7 +8,7 @@ import type { LimiterHealth, RateLimiter, Subject } from './limiter'
 import { DEFAULT_ANONYMOUS_MAX } from './memory_limiter'
 import { RedisConnection } from './redis_connection'
 import { REDIS_SCRIPTS } from './redis_scripts'
-import { isAnonymousSubject } from './subject'
+import { isAnonymousSubject, isKeySubject } from './subject'
 import { BAN_MS } from './windows'
 
 /** How long a reset is remembered, so instances that hear of it late do not apply it again: the longest window. */
@@ -52,6 +53,15 @@ export class RedisRateLimiter implements RateLimiter {
   #options: Required<Omit<RedisRateLimiterOptions, 'timeoutMs'>>
   /** Fields of one generation of the day hashes of callers without a key. */
   readonly #generation: number
+  /**
+   * Keys Redis answered as banned, with the ban's end: refused here until
+   * then without asking Redis again, as Redis would refuse them (a ban counts
+   * nothing). Only keys, so it holds at most one entry per key; `reset` (an
+   * unban, which every instance applies when it sees it) forgets one.
+   */
+  readonly #bans = new Map<Subject, number>()
+  /** Resets begun so far: a ban answered to a call sent before one is not kept, as the reset may have lifted it. */
+  #resets = 0
 
   constructor(options: RedisRateLimiterOptions) {
     const { timeoutMs, ...rest } = options
@@ -75,7 +85,17 @@ export class RedisRateLimiter implements RateLimiter {
     return this.#redis.connect(Object.values(REDIS_SCRIPTS))
   }
 
-  async consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
+  consume(subject: Subject, limits: Limits, now: number): Awaitable<RateDecision> {
+    const banEnd = this.#bans.get(subject)
+    if (banEnd !== undefined) {
+      if (banEnd > now) return refused('key_banned', 'ban', limits, limits.rpm, banEnd, now)
+      this.#bans.delete(subject)
+    }
+    return this.#consume(subject, limits, now)
+  }
+
+  async #consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
+    const resets = this.#resets
     const { minute, day, minuteEnd, dayEnd } = this.#windows(now)
     const windows = [String(now), String(minuteEnd), String(dayEnd), String(BAN_MS)]
     const anonymous = isAnonymousSubject(subject, limits)
@@ -111,7 +131,10 @@ export class RedisRateLimiter implements RateLimiter {
       return this.#options.fallback.consume(subject, limits, now)
     }
     const [outcome, first, second] = reply as [number, number, number]
-    if (outcome === 2) return refused('key_banned', 'ban', limits, limits.rpm, first, now)
+    if (outcome === 2) {
+      if (isKeySubject(subject) && resets === this.#resets) this.#bans.set(subject, first)
+      return refused('key_banned', 'ban', limits, limits.rpm, first, now)
+    }
     if (outcome === 1) {
       return second >= limits.rpd
         ? refused('rate_limit_exceeded', 'day', limits, second, dayEnd, now)
@@ -180,6 +203,8 @@ export class RedisRateLimiter implements RateLimiter {
    * reset too. Throws when Redis cannot be asked.
    */
   async reset(subject: Subject, reset: string, now: number): Promise<void> {
+    this.#resets++
+    this.#bans.delete(subject)
     this.#options.fallback.reset(subject, reset, now)
     const { minute, day } = this.#windows(now)
     const base = this.#base(subject)

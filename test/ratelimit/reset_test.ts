@@ -56,3 +56,41 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter.reset, from several instances'
     expect((await first.peek(1, small, now + 1000))?.usedMinute).toBe(0)
   })
 })
+
+describe.skipIf(!SHARED_STORES)('RedisRateLimiter: a ban Redis answered is kept', () => {
+  test('a banned key is refused at once, without asking Redis, until its reset', async () => {
+    const { limiter } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
+    const now = await ban(limiter, T0 + 11 * MINUTE_MS)
+    const refused = limiter.consume(1, small, now + 1000)
+    // An answer, not a promise: Redis was not asked.
+    expect(refused).not.toBeInstanceOf(Promise)
+    // What Redis would have answered: the in-memory limiter's answer after the same requests.
+    const memory = new MemoryRateLimiter()
+    await ban(memory, now)
+    expect(refused).toEqual(memory.consume(1, small, now + 1000))
+    await limiter.reset(1, '1@2099-11-21T10:11:00.000Z', now + 2000)
+    const after = limiter.consume(1, small, now + 2000)
+    expect(after).toBeInstanceOf(Promise)
+    expect((await after).refusal).toBeUndefined()
+  })
+
+  test('a ban answered to a call sent before a reset is not kept', async () => {
+    const { limiter, prefix } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
+    const now = await ban(limiter, T0 + 12 * MINUTE_MS)
+    // A second instance on the same Redis: its call, sent before its reset, is answered with the ban.
+    const { limiter: other } = await redisTestLimiter({ timeoutMs: 10_000, prefix }, cleanups)
+    const inFlight = other.consume(1, small, now + 1000)
+    const reset = other.reset(1, '1@2099-11-21T10:12:00.000Z', now + 1000)
+    expect((await inFlight).refusal).toBe('key_banned')
+    await reset
+    expect((await other.consume(1, small, now + 1000)).refusal).toBeUndefined()
+  })
+
+  test('a ban ends when Redis said it ends', async () => {
+    const { limiter } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
+    const now = await ban(limiter, T0 + 13 * MINUTE_MS)
+    const { retryAfter } = (await limiter.consume(1, small, now)) as { retryAfter: number }
+    expect(limiter.consume(1, small, now + retryAfter * 1000 - 1000)).not.toBeInstanceOf(Promise)
+    expect((await limiter.consume(1, small, now + retryAfter * 1000)).refusal).toBeUndefined()
+  })
+})

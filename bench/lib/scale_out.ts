@@ -1,0 +1,372 @@
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
+import { exhaustFreeKey, type LoadResult, runLoad } from './load'
+import { cpuSeconds } from './processes'
+import { escapeXml, markdownTable } from './report'
+import { median } from './rounds'
+import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios'
+import { seedDatabase, seedPostgres } from './seed'
+import type { BenchServers, Running } from './servers'
+import { startSharedServices, stopSharedServices } from './shared_services'
+import { runWrk, wrkScript } from './wrk'
+
+/** The scenarios the scale-out run measures unless `--only` names others: the three with targets, and the writes. */
+export const SCALE_OUT_SCENARIOS = ['hot list', 'cold list', '429 path', 'filtered list', 'deep page', 'create', 'update']
+
+/** Per instance, the service's CPU per request on PostgreSQL + Redis as a multiple of SQLite + memory's: the targets. */
+export const SCALE_OUT_TARGETS: Record<string, number> = { 'hot list': 1.5, '429 path': 1.3, 'cold list': 2 }
+
+export const SINGLE_NAME = 'SQLite + memory, 1 instance'
+const sharedName = (instances: number) => `PostgreSQL + Redis, ${instances} instance${instances === 1 ? '' : 's'}`
+
+/** One way to deploy the service: its instances (driven at once, connections split evenly) and their keys. */
+interface Deployment {
+  name: string
+  instances: Running[]
+  context: ScenarioContext
+  /** Whether PostgreSQL and Redis serve it (their CPU is then measured beside the service's). */
+  shared: boolean
+}
+
+/** One deployment's figures in one scenario, over its rounds. */
+export interface DeploymentResult {
+  deployment: string
+  instances: number
+  /** Median over the rounds of the wrk req/s, summed over the instances. */
+  wrkRps: number
+  /** CPU time (user + system) per request served, in µs, over every round: the service's instances together... */
+  serviceCpuMicros: number
+  /** ...PostgreSQL's processes (the postmaster and its backends), and Redis's, for the shared deployments. */
+  postgresCpuMicros?: number
+  redisCpuMicros?: number
+  /** The service's CPU per request over the single process's in the same rounds. */
+  multiple?: number
+  errors: number
+  wrong: number
+  firstWrong?: string
+}
+
+export interface ScaleOutResult {
+  scenario: string
+  what: string
+  target?: number
+  deployments: DeploymentResult[]
+}
+
+export interface ScaleOutReport {
+  date: string
+  command: string
+  machine: string
+  pinned: boolean
+  connections: number
+  duration: number
+  rounds: number
+  pets: number
+  results: ScaleOutResult[]
+}
+
+/** What `--scale-out` needs from the bench's command line. */
+export interface ScaleOutOptions {
+  work: string
+  servers: BenchServers
+  pets: number
+  rounds: number
+  duration: number
+  connections: number
+  only: string[] | undefined
+  machine: string
+  pinned: boolean
+  command: string
+  json: string | undefined
+  svg: string | undefined
+}
+
+/**
+ * `--scale-out`: the service on SQLite + memory (one process) and on
+ * PostgreSQL + Redis (one instance, then three sharing the load), the same
+ * pets in each, interleaved round by round with wrk (connections split
+ * evenly over the instances), then autocannon checking every answer. The
+ * service's CPU per request is its own: it runs on CPU 0, PostgreSQL, Redis
+ * and the load generator on CPU 1, and their CPU per request is read apart.
+ * Prints the table; returns the exit status (1 on any wrong answer or error).
+ */
+export async function compareScaleOut(options: ScaleOutOptions): Promise<number> {
+  const { servers, work } = options
+  // Its own folder under the temporary directory: PostgreSQL runs as another user, who cannot enter `work`.
+  const servicesDir = mkdtempSync(join(tmpdir(), 'animal-store-services-'))
+  // On the load generator's CPU, apart from the service's: the service's CPU per request is then its own.
+  const urls = startSharedServices(servicesDir, 1)
+  try {
+    console.error(`bench: seeding ${options.pets.toLocaleString('en')} pets in SQLite and in PostgreSQL`)
+    const path = join(work, 'single.sqlite')
+    const singleKeys = await seedDatabase(path, options.pets)
+    const seeded = await seedPostgres(urls.DATABASE_URL!, 'scale_out', options.pets)
+    const sharedEnv = { DATABASE_URL: seeded.url, REDIS_URL: urls.REDIS_URL! }
+    const single = await servers.service({ DATABASE_PATH: path })
+    const shared: Running[] = []
+    for (let i = 0; i < 3; i++) shared.push(await servers.service(sharedEnv))
+    const deployments: Deployment[] = [
+      { name: SINGLE_NAME, instances: [single], context: { keys: singleKeys, pets: options.pets }, shared: false },
+      {
+        name: sharedName(1),
+        instances: shared.slice(0, 1),
+        context: { keys: seeded.keys, pets: options.pets },
+        shared: true,
+      },
+      { name: sharedName(3), instances: shared, context: { keys: seeded.keys, pets: options.pets }, shared: true },
+    ]
+    await exhaustFreeKey(single.url, singleKeys.free)
+    await exhaustFreeKey(shared[0]!.url, seeded.keys.free)
+    const names = options.only ?? SCALE_OUT_SCENARIOS
+    const results: ScaleOutResult[] = []
+    for (const scenario of SCENARIOS.filter((s) => names.includes(s.name))) {
+      console.error(`bench: ${scenario.name} (${scenario.what}), ${options.rounds} rounds`)
+      results.push(await measureScaleOut(scenario, deployments, servicesDir, options))
+      console.error(scaleOutTable(results.slice(-1)))
+    }
+    const report: ScaleOutReport = {
+      date: new Date().toISOString(),
+      command: options.command,
+      machine: options.machine,
+      pinned: options.pinned,
+      connections: options.connections,
+      duration: options.duration,
+      rounds: options.rounds,
+      pets: options.pets,
+      results,
+    }
+    console.log(
+      `\nwrk (answers checked by autocannon runs), ${report.connections} connections split over the instances, ${report.duration} s per run, ${report.rounds} interleaved rounds, ${report.pinned ? 'service on CPU 0, PostgreSQL, Redis and the load on CPU 1' : 'not pinned'}; ${report.machine}\n`,
+    )
+    console.log(scaleOutTable(results))
+    if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
+    if (options.svg) writeFileSync(options.svg, scaleOutChart(report))
+    let failed = false
+    for (const result of results)
+      for (const d of result.deployments)
+        if (d.wrong > 0 || d.errors > 0) {
+          failed = true
+          console.log(
+            `WRONG in ${result.scenario} on ${d.deployment}: ${d.wrong} wrong answers, ${d.errors} errors; first: ${d.firstWrong ?? '-'}`,
+          )
+        }
+    return failed ? 1 : 0
+  } finally {
+    await servers.stopAll()
+    stopSharedServices(servicesDir)
+    rmSync(servicesDir, { recursive: true, force: true })
+  }
+}
+
+/** `scenario` on every deployment, interleaved round by round (the order turns each round). */
+async function measureScaleOut(
+  scenario: Scenario,
+  deployments: Deployment[],
+  servicesDir: string,
+  options: ScaleOutOptions,
+): Promise<ScaleOutResult> {
+  type Round = { wrk: number; requests: number; service: number; postgres: number; redis: number; errors: number }
+  const rounds = new Map<string, Round[]>(deployments.map((d) => [d.name, []]))
+  const checks = new Map<string, LoadResult[]>(deployments.map((d) => [d.name, []]))
+  const wrkRun = (deployment: Deployment, duration: number) => {
+    const script = wrkScript(scenario, deployment.context)
+    const share = Math.max(1, Math.round(options.connections / deployment.instances.length))
+    return Promise.all(
+      deployment.instances.map((instance, i) => {
+        // A folder each: every wrk reads its own copy of the script.
+        const dir = join(options.work, `wrk-${i}`)
+        if (!existsSync(dir)) mkdirSync(dir)
+        return runWrk(script, instance.url, { connections: share, duration, work: dir })
+      }),
+    )
+  }
+  for (const deployment of deployments) await scenario.prepare?.(deployment.instances[0]!.url, deployment.context)
+  // Unmeasured first: each process's JIT warms up on this scenario's path.
+  for (const deployment of deployments) await wrkRun(deployment, Math.min(2, options.duration))
+  for (let round = 0; round < options.rounds; round++) {
+    for (let i = 0; i < deployments.length; i++) {
+      const deployment = deployments[(i + round) % deployments.length]!
+      const pids = deployment.instances.map((instance) => instance.pid)
+      const before = { service: sum(pids.map(cpuSeconds)), postgres: postgresCpu(servicesDir), redis: redisCpu(servicesDir) }
+      const runs = await wrkRun(deployment, options.duration)
+      const postgresAfter = postgresCpu(servicesDir)
+      let postgres = 0
+      for (const [pid, seconds] of postgresAfter) postgres += seconds - (before.postgres.get(pid) ?? 0)
+      rounds.get(deployment.name)!.push({
+        wrk: sum(runs.map((run) => run.rps)),
+        requests: sum(runs.map((run) => run.requests)),
+        service: sum(pids.map(cpuSeconds)) - before.service,
+        postgres,
+        redis: redisCpu(servicesDir) - before.redis,
+        errors: sum(runs.map((run) => run.errors)),
+      })
+      checks.get(deployment.name)!.push(await checkAnswers(scenario, deployment, options))
+    }
+  }
+  for (const deployment of deployments) {
+    const verified = await scenario.verify?.(deployment.instances[0]!.url, deployment.context)
+    if (verified && verified.problems.length > 0) {
+      const runs = checks.get(deployment.name)!
+      runs[0]!.wrong += verified.problems.length
+      runs[0]!.firstWrong ??= verified.problems[0]
+    }
+  }
+  const singleRounds = rounds.get(SINGLE_NAME)!
+  const perRequest = (runs: Round[], pick: (run: Round) => number) =>
+    (sum(runs.map(pick)) / sum(runs.map((run) => run.requests))) * 1e6
+  const singleCpu = perRequest(singleRounds, (run) => run.service)
+  return {
+    scenario: scenario.name,
+    what: scenario.what,
+    target: SCALE_OUT_TARGETS[scenario.name],
+    deployments: deployments.map((deployment) => {
+      const runs = rounds.get(deployment.name)!
+      const checked = checks.get(deployment.name)!
+      const serviceCpuMicros = perRequest(runs, (run) => run.service)
+      return {
+        deployment: deployment.name,
+        instances: deployment.instances.length,
+        wrkRps: median(runs.map((run) => run.wrk)),
+        serviceCpuMicros,
+        ...(deployment.shared
+          ? {
+              postgresCpuMicros: perRequest(runs, (run) => run.postgres),
+              redisCpuMicros: perRequest(runs, (run) => run.redis),
+              multiple: serviceCpuMicros / singleCpu,
+            }
+          : {}),
+        errors: sum(runs.map((run) => run.errors)) + sum(checked.map((run) => run.errors)),
+        wrong: sum(checked.map((run) => run.wrong)),
+        firstWrong: checked.find((run) => run.firstWrong)?.firstWrong,
+      }
+    }),
+  }
+}
+
+/** autocannon on every instance at once, connections split, every answer checked by the scenario. */
+async function checkAnswers(scenario: Scenario, deployment: Deployment, options: ScaleOutOptions): Promise<LoadResult> {
+  const share = Math.max(1, Math.round(options.connections / deployment.instances.length))
+  // Built once, so the instances share what the requests name.
+  const requests = scenario.requests(deployment.context)
+  const runs = await Promise.all(
+    deployment.instances.map((instance) =>
+      runLoad(
+        scenario,
+        deployment.context,
+        { url: instance.url, connections: share, duration: options.duration, judge: true },
+        requests,
+      ),
+    ),
+  )
+  return {
+    rps: sum(runs.map((r) => r.rps)),
+    p50: Math.max(...runs.map((r) => r.p50)),
+    p99: Math.max(...runs.map((r) => r.p99)),
+    errors: sum(runs.map((r) => r.errors)),
+    non2xx: sum(runs.map((r) => r.non2xx)),
+    requests: sum(runs.map((r) => r.requests)),
+    wrong: sum(runs.map((r) => r.wrong)),
+    firstWrong: runs.find((r) => r.firstWrong)?.firstWrong,
+  }
+}
+
+const sum = (xs: readonly number[]) => xs.reduce((total, x) => total + x, 0)
+
+/** CPU seconds of every PostgreSQL process (the postmaster and the processes it forked), by PID. */
+function postgresCpu(servicesDir: string): Map<number, number> {
+  const postmaster = Number(readFileSync(join(servicesDir, 'postgres.pid'), 'utf8').trim())
+  const pids = [postmaster, ...childrenOf(postmaster)]
+  const seconds = new Map<number, number>()
+  for (const pid of pids) {
+    try {
+      seconds.set(pid, cpuSeconds(pid))
+    } catch {
+      // Gone between the listing and the read (a backend that ended).
+    }
+  }
+  return seconds
+}
+
+function childrenOf(pid: number): number[] {
+  try {
+    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
+  } catch {
+    return []
+  }
+}
+
+function redisCpu(servicesDir: string): number {
+  return cpuSeconds(Number(readFileSync(join(servicesDir, 'redis.pid'), 'utf8').trim()))
+}
+
+/** The run as one Markdown table: per scenario and deployment, req/s and every process's CPU per request. */
+export function scaleOutTable(results: ScaleOutResult[]): string {
+  const rows: string[][] = [
+    [
+      'scenario',
+      'deployment',
+      'wrk req/s (all instances)',
+      'service CPU µs/request',
+      '× SQLite + memory',
+      'target',
+      'PostgreSQL CPU µs/request',
+      'Redis CPU µs/request',
+      'wrong',
+    ],
+  ]
+  const micros = (value: number | undefined) => (value === undefined ? '' : value.toFixed(1))
+  for (const result of results)
+    for (const d of result.deployments)
+      rows.push([
+        result.scenario,
+        d.deployment,
+        Math.round(d.wrkRps).toLocaleString('en'),
+        d.serviceCpuMicros.toFixed(1),
+        d.multiple === undefined ? '' : `${d.multiple.toFixed(2)}×`,
+        d.multiple === undefined || result.target === undefined ? '' : `≤ ${result.target}×`,
+        micros(d.postgresCpuMicros),
+        micros(d.redisCpuMicros),
+        String(d.wrong),
+      ])
+  return markdownTable(rows)
+}
+
+const COLOURS = ['#8e99ad', '#3b7dd8', '#e39b3a']
+
+/** Grouped bars: per scenario, each deployment's service CPU µs per request (lower is better), as SVG. */
+export function scaleOutChart(report: ScaleOutReport): string {
+  const names = report.results[0]?.deployments.map((d) => d.deployment) ?? []
+  const max = Math.max(1, ...report.results.flatMap((r) => r.deployments.map((d) => d.serviceCpuMicros)))
+  const left = 120
+  const width = 520
+  const bar = 12
+  const groupHeight = names.length * (bar + 2) + 14
+  const top = 50 + names.length * 16
+  const x = (micros: number) => left + (micros / max) * width
+  const legend = names
+    .map(
+      (name, i) =>
+        `<rect x="${left}" y="${40 + i * 16}" width="10" height="10" fill="${COLOURS[i % COLOURS.length]}"/><text x="${left + 16}" y="${49 + i * 16}">${escapeXml(name)}</text>`,
+    )
+    .join('')
+  const groups = report.results
+    .map((result, g) => {
+      const y0 = top + g * groupHeight
+      const bars = result.deployments.map((d, i) => {
+        const y = y0 + i * (bar + 2)
+        const label = `${d.serviceCpuMicros.toFixed(1)}${d.multiple === undefined ? '' : ` (${d.multiple.toFixed(2)}×)`}`
+        return `<rect x="${left}" y="${y}" width="${(x(d.serviceCpuMicros) - left).toFixed(1)}" height="${bar}" fill="${COLOURS[i % COLOURS.length]}"/><text x="${(x(d.serviceCpuMicros) + 4).toFixed(1)}" y="${y + bar - 2}" font-size="10">${label}</text>`
+      })
+      return `<text x="${left - 8}" y="${y0 + 12}" text-anchor="end">${escapeXml(result.scenario)}</text>${bars.join('')}`
+    })
+    .join('\n')
+  const height = top + report.results.length * groupHeight + 10
+  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 100}" height="${height}" font-family="sans-serif" font-size="12">
+<text x="${left}" y="18" font-weight="bold">Service CPU µs per request, per instance (lower is better; × SQLite + memory)</text>
+<text x="${left}" y="32" fill="#555">${escapeXml(`wrk, ${report.connections} connections, ${report.rounds} interleaved rounds of ${report.duration} s, ${report.pets.toLocaleString('en')} pets; ${report.machine}`)}</text>
+${legend}
+${groups}
+</svg>
+`
+}
