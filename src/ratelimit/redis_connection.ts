@@ -9,6 +9,8 @@ import type { RedisScript } from './redis_scripts'
  * not count as an outage.
  */
 export const REDIS_TIMEOUT_MS = 1000
+/** How often the watchdog looks at the oldest call in flight, as a share of the timeout: a call waits at most 1.25 times it. */
+const WATCHDOG_EVERY = 0.25
 /** While Redis is down, how often one call tries it again. */
 const RETRY_EVERY_MS = 1000
 /**
@@ -45,6 +47,10 @@ export class RedisConnection {
   /** The one call that tries Redis while it is down; the others fail at once meanwhile. */
   #attempt: Promise<unknown> | undefined
   #probeTimer: Timer | undefined
+  #watchdog: Timer | undefined
+  /** When each call still unanswered was sent, oldest first from index `#oldest`. */
+  #sentAt: number[] = []
+  #oldest = 0
 
   constructor(options: RedisConnectionOptions) {
     this.#options = { ...options, timeoutMs: options.timeoutMs ?? REDIS_TIMEOUT_MS }
@@ -63,6 +69,8 @@ export class RedisConnection {
   async connect(scripts: RedisScript[]): Promise<boolean> {
     this.#probeTimer ??= setInterval(() => this.probe(), PROBE_EVERY_MS)
     this.#probeTimer.unref()
+    this.#watchdog ??= setInterval(() => this.#checkWaiting(), this.#options.timeoutMs * WATCHDOG_EVERY)
+    this.#watchdog.unref()
     try {
       for (const { source } of scripts) await this.#ask(() => this.#client.send('SCRIPT', ['LOAD', source]))
       return true
@@ -83,18 +91,17 @@ export class RedisConnection {
 
   /** One script. EVALSHA sends only its hash; a Redis that restarted has forgotten it, and EVAL teaches it again. */
   evaluate({ source, sha }: RedisScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.#ask(async () => {
-      try {
-        return await this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args])
-      } catch (error) {
-        if (!String((error as Error).message).includes('NOSCRIPT')) throw error
+    return this.#ask(() =>
+      this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args]).catch((error: Error) => {
+        if (!String(error.message).includes('NOSCRIPT')) throw error
         return this.#client.send('EVAL', [source, String(keys.length), ...keys, ...args])
-      }
-    })
+      }),
+    )
   }
 
   close(): void {
     clearInterval(this.#probeTimer)
+    clearInterval(this.#watchdog)
     this.#client.close()
   }
 
@@ -116,8 +123,12 @@ export class RedisConnection {
    * client first if Bun gave up): every other call fails at once, so the
    * requests it serves are decided by the failure mode without waiting.
    */
-  async #ask<T>(work: () => Promise<T>): Promise<T> {
+  #ask<T>(work: () => Promise<T>): Promise<T> {
     if (!this.#failing) return this.#call(work)
+    return this.#retry(work)
+  }
+
+  async #retry<T>(work: () => Promise<T>): Promise<T> {
     if (this.#attempt !== undefined || performance.now() < this.#retryAt)
       throw new Error('Redis is down; not asked again yet')
     // Moved when the try starts, not when it fails: calls arriving while it waits are not tries too.
@@ -131,16 +142,62 @@ export class RedisConnection {
     }
   }
 
-  async #call<T>(work: () => Promise<T>): Promise<T> {
+  /**
+   * Sends `work`, noting when, for the watchdog. No timer of its own: one per
+   * call cost the 429 path about 2 µs of CPU (bench/README.md, "One
+   * instance or three"); Redis answers one connection's calls in order, so
+   * the oldest unanswered call is the one that has waited longest.
+   */
+  #call<T>(work: () => Promise<T>): Promise<T> {
+    if (!this.#client.connected) return this.#connectThenCall(work)
+    this.#sentAt.push(performance.now())
+    let answer: Promise<T>
     try {
-      if (!this.#client.connected) await this.#withTimeout(this.#client.connect())
-      const answer = await this.#withTimeout(work())
-      this.#noteSuccess()
-      return answer
+      answer = work()
+    } catch (error) {
+      answer = Promise.reject(error)
+    }
+    return answer.then(
+      (value) => {
+        this.#answered()
+        this.#noteSuccess()
+        return value
+      },
+      (error) => {
+        this.#answered()
+        this.#noteFailure(error)
+        throw error
+      },
+    )
+  }
+
+  async #connectThenCall<T>(work: () => Promise<T>): Promise<T> {
+    try {
+      await this.#withTimeout(this.#client.connect())
     } catch (error) {
       this.#noteFailure(error)
       throw error
     }
+    return this.#call(work)
+  }
+
+  /** One call answered (or failed): the oldest is no longer waited for. */
+  #answered(): void {
+    if (++this.#oldest < this.#sentAt.length) return
+    this.#sentAt.length = 0
+    this.#oldest = 0
+  }
+
+  /**
+   * Every WATCHDOG_EVERY of the timeout: when the oldest call has waited
+   * longer than the timeout, Redis counts as unreachable, and the connection
+   * is closed, which fails every call in flight at once (the next try connects anew).
+   */
+  #checkWaiting(): void {
+    const oldest = this.#sentAt[this.#oldest]
+    if (oldest === undefined || performance.now() - oldest < this.#options.timeoutMs) return
+    this.#noteFailure(new Error(`Redis did not answer within ${this.#options.timeoutMs} ms`))
+    this.#client.close()
   }
 
   #withTimeout<T>(work: Promise<T>): Promise<T> {
