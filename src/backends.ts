@@ -15,6 +15,7 @@ import { SqliteOrderStore } from './orders/sqlite_store'
 import type { OrderStore } from './orders/store'
 import { CachedPetStore } from './pets/page_cache'
 import { PostgresPetStore } from './pets/postgres_store'
+import { markingOrderChanges, SharedPageCache } from './pets/shared_page_cache'
 import { SqlitePetStore } from './pets/sqlite_store'
 import type { PetStore } from './pets/store'
 import type { RateLimiter } from './ratelimit/limiter'
@@ -34,7 +35,7 @@ export interface Stores {
   description: string
   /** Where the in-memory limiter keeps its state across restarts: the SQLite file; none with PostgreSQL. */
   limiterState?: LimiterStateStore
-  /** The first-page cache's hits and misses since start (SQLite only), for the metrics. */
+  /** The page cache's hits and misses since start (SQLite, or PostgreSQL with Redis), for the metrics. */
   pageCacheLookups?: () => { hits: number; misses: number }
   close(): Promise<void>
 }
@@ -128,6 +129,32 @@ function openSqliteOrExplain(path: string, open: () => Database): Database {
     const code = (error as { code?: unknown }).code
     const reason = typeof code === 'string' && code.startsWith('SQLITE_') ? ` (${code})` : ''
     throw new StorageSettingError('DATABASE_PATH', `cannot open "${path}": ${(error as Error).message}${reason}`)
+  }
+}
+
+/**
+ * PostgreSQL with Redis: each instance keeps pages, checked against the
+ * store's version that every request's limiter call reads, and every write
+ * sets a new one (pets/shared_page_cache.ts). Otherwise the stores as they are
+ * (SQLite has its own cache; PostgreSQL alone reads every page).
+ */
+export function withSharedPageCache(
+  stores: Stores,
+  config: Pick<Config, 'databaseUrl'>,
+  limiter: RateLimiter,
+  logger: Logger,
+): Stores {
+  if (config.databaseUrl === undefined || !(limiter instanceof RedisRateLimiter)) return stores
+  const pets = new SharedPageCache(stores.pets, limiter, logger)
+  return {
+    ...stores,
+    pets,
+    orders: markingOrderChanges(stores.orders, pets),
+    pageCacheLookups: () => pets.lookups(),
+    async close() {
+      pets.close()
+      await stores.close()
+    },
   }
 }
 

@@ -1,6 +1,6 @@
 import type { Server } from 'bun'
 import { createApp } from './app'
-import { openLimiter, openStores } from './backends'
+import { openLimiter, openStores, withSharedPageCache } from './backends'
 import type { Config } from './config'
 import { healthChecks } from './health/routes'
 import { BUN_DEFAULT_HEAD_BYTES, BUN_HEAD_SIZE_FLAG, kib } from './http/limits'
@@ -43,7 +43,7 @@ export async function startService(
 ): Promise<RunningService> {
   // Read first: a bad certificate or key stops the start before anything is opened.
   const tls = config.tls === undefined ? undefined : await readTlsPair(config.tls)
-  const stores = await openStores({ config, sqlitePath, serving: true })
+  const opened = await openStores({ config, sqlitePath, serving: true })
   const logger = createLogger(config.logLevel)
   // Its sources are read at scrape time, once everything below exists.
   const metrics =
@@ -52,7 +52,7 @@ export async function startService(
       : new ServiceMetrics({
           limiterSizes: () => memory.sizes(),
           redisAnswers: config.redisUrl === undefined ? undefined : async () => (await limiter.health?.()) === 'ok',
-          pageCache: stores.pageCacheLookups,
+          pageCache: opened.pageCacheLookups ?? (config.redisUrl === undefined ? undefined : () => pageLookups()),
           bunVersion: Bun.version,
           version: VERSION,
         })
@@ -61,6 +61,8 @@ export async function startService(
     say,
     fallbackCounted: metrics && (() => metrics.fallbackCounted()),
   })
+  const stores = withSharedPageCache(opened, config, limiter, logger)
+  const pageLookups = () => stores.pageCacheLookups?.() ?? { hits: 0, misses: 0 }
   // Counts and bans outlive a restart: read back now, written every few seconds and on stop.
   const keeper =
     limiter instanceof MemoryRateLimiter && stores.limiterState !== undefined

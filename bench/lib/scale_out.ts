@@ -12,7 +12,15 @@ import { startSharedServices, stopSharedServices } from './shared_services'
 import { runWrk, wrkScript } from './wrk'
 
 /** The scenarios the scale-out run measures unless `--only` names others: the three with targets, and the writes. */
-export const SCALE_OUT_SCENARIOS = ['hot list', 'cold list', '429 path', 'filtered list', 'deep page', 'create', 'update']
+export const SCALE_OUT_SCENARIOS = [
+  'hot list',
+  'cold list',
+  '429 path',
+  'filtered list',
+  'deep page',
+  'create',
+  'update',
+]
 
 /** Per instance, the service's CPU per request on PostgreSQL + Redis as a multiple of SQLite + memory's: the targets. */
 export const SCALE_OUT_TARGETS: Record<string, number> = { 'hot list': 1.5, '429 path': 1.3, 'cold list': 2 }
@@ -188,7 +196,11 @@ async function measureScaleOut(
     for (let i = 0; i < deployments.length; i++) {
       const deployment = deployments[(i + round) % deployments.length]!
       const pids = deployment.instances.map((instance) => instance.pid)
-      const before = { service: sum(pids.map(cpuSeconds)), postgres: postgresCpu(servicesDir), redis: redisCpu(servicesDir) }
+      const before = {
+        service: sum(pids.map(cpuSeconds)),
+        postgres: postgresCpu(servicesDir),
+        redis: redisCpu(servicesDir),
+      }
       const runs = await wrkRun(deployment, options.duration)
       const postgresAfter = postgresCpu(servicesDir)
       let postgres = 0

@@ -163,7 +163,7 @@ export function apiGuard({
         const refusal = applyRateDecision(set, decided)
         if (key !== undefined) {
           // Counted against the key: our own 5xx gives it back (ratelimit/settle.ts).
-          if (refusal === undefined) callers.counted(request, now)
+          if (refusal === undefined) callers.counted(request, now, decided.storeVersion)
           return refusal
         }
         if (refusal !== undefined) return refusal
@@ -196,7 +196,7 @@ export function apiGuard({
       if (view === undefined || view.remaining === 0) return count()
       applyRateDecision(set, view)
       const refused = boundFree(set, key, now)
-      if (refused === undefined) callers.letThroughUncounted(request)
+      if (refused === undefined) callers.letThroughUncounted(request, usage?.storeVersion)
       return refused
     }
     return andThen(limiter.peek(keySubject(key), key, now), decide)

@@ -7,6 +7,8 @@ interface Caller {
   countedAt: number | undefined
   /** It was let through uncounted: its answer decides (ratelimit/settle.ts). */
   uncounted: boolean
+  /** The shared store's version the limiter read for it, if it did (pets/shared_page_cache.ts). */
+  storeVersion: string | undefined
 }
 
 /**
@@ -22,7 +24,7 @@ export class Callers {
 
   /** Notes that `request` authenticated with `key`. */
   authenticated(request: Request, key: ApiKey): void {
-    this.#callers.set(request, { key, countedAt: undefined, uncounted: false })
+    this.#callers.set(request, { key, countedAt: undefined, uncounted: false, storeVersion: undefined })
   }
 
   /** The key `request` authenticated with; undefined without a valid key. */
@@ -35,10 +37,20 @@ export class Callers {
     return this.#callers.get(request)?.key.id
   }
 
-  /** Notes that `request`, authenticated, was counted against its key's quota at `now` (epoch ms). */
-  counted(request: Request, now: number): void {
+  /**
+   * Notes that `request`, authenticated, was counted against its key's quota
+   * at `now` (epoch ms), and the store's version the limiter read, if it did.
+   */
+  counted(request: Request, now: number, storeVersion: string | undefined): void {
     const caller = this.#callers.get(request)
-    if (caller !== undefined) caller.countedAt = now
+    if (caller === undefined) return
+    caller.countedAt = now
+    caller.storeVersion = storeVersion
+  }
+
+  /** The shared store's version the limiter read for `request`; undefined when it read none. */
+  storeVersionOf(request: Request): string | undefined {
+    return this.#callers.get(request)?.storeVersion
   }
 
   /** When `request` was counted, and forgets it, so a request is given back at most once; undefined if it was not. */
@@ -49,10 +61,15 @@ export class Callers {
     return at
   }
 
-  /** Notes that `request`, authenticated, was let through without being counted: its answer decides (ratelimit/settle.ts). */
-  letThroughUncounted(request: Request): void {
+  /**
+   * Notes that `request`, authenticated, was let through without being
+   * counted (its answer decides: ratelimit/settle.ts), and the store's version the limiter read, if it did.
+   */
+  letThroughUncounted(request: Request, storeVersion: string | undefined): void {
     const caller = this.#callers.get(request)
-    if (caller !== undefined) caller.uncounted = true
+    if (caller === undefined) return
+    caller.uncounted = true
+    caller.storeVersion = storeVersion
   }
 
   /** Whether `request` was let through uncounted, and forgets it, so it is counted at most once. */

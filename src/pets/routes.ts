@@ -61,7 +61,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
   /** The list's answer, at once when the page and the quota are at hand, else a promise of it (PostgreSQL, Redis). */
   const answerList = (query: ListPetsQuery, request: Request, set: ResponseSet): Awaitable<ListAnswer> => {
     const wanted: PetListQuery = { limit: query.limit ?? DEFAULT_LIMIT, status: query.status, after: query.after }
-    return andThen(pets.list(wanted), (page) => answerPage(page, wanted, request, set))
+    return andThen(pets.list(wanted, callers.storeVersionOf(request)), (page) => answerPage(page, wanted, request, set))
   }
   return new Elysia({ name: 'pets', prefix: API_PREFIX })
     .get(

@@ -36,7 +36,12 @@ export interface PetStore {
    * more cheaply (bench/README.md, "Answers without a promise").
    */
   readonly listsAtOnce?: boolean
-  list(query: PetListQuery): Awaitable<PetPage>
+  /**
+   * A page. `storeVersion`: the shared store's version the request's
+   * limiter call read (Redis), for a page cache shared by instances
+   * (SharedPageCache); undefined when none was read, and ignored by the others.
+   */
+  list(query: PetListQuery, storeVersion?: string): Awaitable<PetPage>
   /** Stores a pet; with a claim, atomically with it, so one Idempotency-Key never creates two. */
   create(pet: NewPet, claim?: IdempotencyClaim): Awaitable<CreateOutcome>
   get(id: number): Awaitable<Pet | undefined>

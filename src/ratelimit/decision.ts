@@ -27,6 +27,11 @@ export interface RateDecision {
   retryAfter: number
   /** Both windows' limits, as counted against. */
   limits: Limits
+  /**
+   * The shared store's version, read in the same round trip by a shared
+   * limiter that let the request through (pets/shared_page_cache.ts); undefined otherwise.
+   */
+  storeVersion?: string
 }
 
 /** What a subject has used in the current windows and until when it is banned, read without counting. */
@@ -35,6 +40,8 @@ export interface Usage {
   usedDay: number
   /** Epoch ms at which a ban ends; undefined when there is none. */
   banEnd: number | undefined
+  /** As RateDecision's. */
+  storeVersion?: string
 }
 
 /**

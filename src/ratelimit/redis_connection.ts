@@ -48,6 +48,7 @@ export class RedisConnection {
   #attempt: Promise<unknown> | undefined
   #probeTimer: Timer | undefined
   #watchdog: Timer | undefined
+  #breaks = 0
   /** When each call still unanswered was sent, oldest first from index `#oldest`. */
   #sentAt: number[] = []
   #oldest = 0
@@ -60,6 +61,20 @@ export class RedisConnection {
       connectionTimeout: 2000,
       autoReconnect: true,
     })
+    // Every connection after the first follows a break (Bun reconnects on its own, and calls onconnect each
+    // time; its onclose is not called then, as Bun 1.4.5 was found to do).
+    this.#client.onconnect = () => {
+      this.#breaks++
+    }
+  }
+
+  /**
+   * How many times the connection broke or a call failed so far: what was
+   * read from Redis before the last break (the store's version) may be stale
+   * after it, as Redis may have restarted or missed writes meanwhile.
+   */
+  get breaks(): number {
+    return this.#breaks
   }
 
   /**
@@ -212,6 +227,7 @@ export class RedisConnection {
   }
 
   #noteFailure(error: unknown): void {
+    this.#breaks++
     this.#retryAt = performance.now() + RETRY_EVERY_MS
     if (this.#failing) return
     this.#failing = true

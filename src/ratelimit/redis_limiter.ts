@@ -120,17 +120,18 @@ export class RedisRateLimiter implements RateLimiter {
         ]
       : [
           REDIS_SCRIPTS.consume,
-          [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`],
+          [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`, this.#storeVersionKey],
           [String(limits.rpm), String(limits.rpd), ...windows],
         ]
-    let reply: number[]
+    const breaks = this.#redis.breaks
+    let reply: (number | string | null)[]
     try {
-      reply = (await this.#redis.evaluate(script, keys, args)) as number[]
+      reply = (await this.#redis.evaluate(script, keys, args)) as (number | string | null)[]
     } catch {
       if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
     }
-    const [outcome, first, second] = reply as [number, number, number]
+    const [outcome, first, second] = reply as [number, number, number, string | null]
     if (outcome === 2) {
       if (isKeySubject(subject) && resets === this.#resets) this.#bans.set(subject, first)
       return refused('key_banned', 'ban', limits, limits.rpm, first, now)
@@ -140,11 +141,14 @@ export class RedisRateLimiter implements RateLimiter {
         ? refused('rate_limit_exceeded', 'day', limits, second, dayEnd, now)
         : refused('rate_limit_exceeded', 'minute', limits, first, minuteEnd, now)
     }
-    return allowed(first, second, limits, minuteEnd, dayEnd, now)
+    const decision = allowed(first, second, limits, minuteEnd, dayEnd, now)
+    decision.storeVersion = this.#storeVersion(reply[3], breaks)
+    return decision
   }
 
   /** One MGET of the ban and both windows' counts: nothing is counted or written. */
   async peek(subject: Subject, limits: Limits, now: number): Promise<Usage | undefined> {
+    const breaks = this.#redis.breaks
     const { minute, day } = this.#windows(now)
     const base = this.#base(subject)
     let reply: (string | null)[]
@@ -155,12 +159,19 @@ export class RedisRateLimiter implements RateLimiter {
             [this.#anonymousBan(subject), ...this.#anonymousDay(day)],
             [String(subject), String(minute)],
           )
-        : this.#redis.send('MGET', [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`]))) as (string | null)[]
+        : this.#redis.send('MGET', [
+            `${base}:ban`,
+            `${base}:m:${minute}`,
+            `${base}:d:${day}`,
+            this.#storeVersionKey,
+          ]))) as (string | null)[]
     } catch {
       if (this.#options.failureMode === 'closed') return undefined
       return this.#options.fallback.peek(subject, limits, now)
     }
-    return usageOf(reply, now)
+    const usage = usageOf(reply, now)
+    usage.storeVersion = this.#storeVersion(reply[3], breaks)
+    return usage
   }
 
   /** One script: both windows the request was counted in one lower, then the reading `peek` makes. */
@@ -210,6 +221,29 @@ export class RedisRateLimiter implements RateLimiter {
     const base = this.#base(subject)
     const keys = [`${base}:reset`, `${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
     await this.#redis.evaluate(REDIS_SCRIPTS.reset, keys, [reset, String(RESET_REMEMBERED_MS)])
+  }
+
+  /**
+   * Marks a committed change to the shared store: a new random version, so
+   * every instance's next list reads the store anew (pets/shared_page_cache.ts).
+   * Throws when Redis cannot be asked.
+   */
+  async storeChanged(): Promise<void> {
+    await this.#redis.send('SET', [this.#storeVersionKey, crypto.randomUUID()])
+  }
+
+  /**
+   * The store's version a reply carried (undefined when none is set, so no
+   * page is kept), with how often the connection broke before it was asked:
+   * a version read before a break never equals one read after it.
+   */
+  #storeVersion(version: number | string | null | undefined, breaks: number): string | undefined {
+    if (version === null || version === undefined || this.#redis.breaks !== breaks) return undefined
+    return `${breaks}:${version}`
+  }
+
+  get #storeVersionKey(): string {
+    return `${this.#options.prefix}:store-version`
   }
 
   #windows(now: number) {

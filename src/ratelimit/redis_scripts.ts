@@ -21,10 +21,13 @@ end
 /**
  * One request, counted unless refused. A refused request is not counted, and
  * refusals within one minute beyond its limit ban the subject. Replies:
- * {0, minute, day} counted; {1, minute, day} refused; {2, banEnd} banned.
+ * {0, minute, day, storeVersion} counted; {1, minute, day} refused; {2, banEnd} banned.
+ * `storeVersion` is the shared store's version (nil while none is set), which
+ * the page cache of every instance checks its pages against
+ * (pets/shared_page_cache.ts): a request it lets through reads it in this same round trip.
  */
 const CONSUME = `${REFUSED}
-local banKey, minuteKey, dayKey, refusalsKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4]
+local banKey, minuteKey, dayKey, refusalsKey, storeVersionKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local rpm, rpd, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local minuteEnd, dayEnd, banMs = ARGV[4], ARGV[5], tonumber(ARGV[6])
 local banEnd = tonumber(redis.call('GET', banKey) or '0')
@@ -40,7 +43,7 @@ minute = redis.call('INCR', minuteKey)
 if minute == 1 then redis.call('PEXPIREAT', minuteKey, minuteEnd) end
 day = redis.call('INCR', dayKey)
 if day == 1 then redis.call('PEXPIREAT', dayKey, dayEnd) end
-return {0, minute, day}
+return {0, minute, day, redis.call('GET', storeVersionKey)}
 `
 
 /**

@@ -52,7 +52,7 @@ export function quotaSettlement({ limiter, callers, clock }: QuotaSettlementOpti
     if (!callers.takeUncounted(request)) return
     const charge = (decision: RateDecision): ErrorBody | undefined => {
       const refusal = applyRateDecision(set, decision)
-      if (refusal === undefined) callers.counted(request, now)
+      if (refusal === undefined) callers.counted(request, now, decision.storeVersion)
       return refusal
     }
     return andThen(limiter.consume(keySubject(key), key, now), charge)

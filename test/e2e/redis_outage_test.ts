@@ -112,7 +112,9 @@ describe.skipIf(!SHARED_STORES)('a Redis outage costs one try a second, not a ti
       const until = performance.now() + 2500
       while (performance.now() < until) {
         const started = performance.now()
-        calls.push(Promise.resolve(limiter.consume(1, free, Date.now())).then(() => took.push(performance.now() - started)))
+        calls.push(
+          Promise.resolve(limiter.consume(1, free, Date.now())).then(() => took.push(performance.now() - started)),
+        )
         const asked = performance.now()
         expect(await limiter.health()).toBe('degraded')
         healthTook.push(performance.now() - asked)

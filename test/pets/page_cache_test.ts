@@ -4,26 +4,8 @@ import { DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
 import { CachedPetStore, LATER_PAGES_KEPT } from '../../src/pets/page_cache'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
-import type { PetListQuery, PetStore } from '../../src/pets/store'
 import { tempDir } from '../helpers'
-
-/** A SQLite store that counts the pages it is asked for. */
-function counted(store: PetStore) {
-  const counter = { lists: 0 }
-  const wrapped: PetStore = {
-    list: (query: PetListQuery) => {
-      counter.lists++
-      return store.list(query)
-    },
-    create: (pet, claim) => store.create(pet, claim),
-    get: (id) => store.get(id),
-    update: (id, changes, precondition) => store.update(id, changes, precondition),
-    delete: (id, precondition) => store.delete(id, precondition),
-    inventory: () => store.inventory(),
-    answers: () => store.answers(),
-  }
-  return { wrapped, counter }
-}
+import { counted } from './counted_store'
 
 describe('CachedPetStore', () => {
   test('answers a page it has read from memory until the next create', async () => {
