@@ -129,4 +129,29 @@ export const postgresMigrations: readonly Migration[] = [
       CREATE INDEX orders_owner_pet_id ON orders (owner_id, pet_id, id);
     `,
   },
+  {
+    version: 7,
+    name: 'pet counts in one order',
+    // Step 5's trigger took a status change's two count rows in the order old, new: two changes in
+    // opposite directions (available to pending, pending to available) of pets in one shard then
+    // waited for each other, and PostgreSQL ended one with "deadlock detected" (a 500), found by the
+    // scale-out bench's updates. Both rows are now taken in the order of their status.
+    sql: `
+      CREATE OR REPLACE FUNCTION pet_counts_follow() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        IF TG_OP = 'UPDATE' AND NEW.status < OLD.status THEN
+          UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status AND shard = NEW.id % 16;
+          UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status AND shard = OLD.id % 16;
+          RETURN NULL;
+        END IF;
+        IF TG_OP <> 'INSERT' THEN
+          UPDATE pet_counts SET count = count - 1 WHERE status = OLD.status AND shard = OLD.id % 16;
+        END IF;
+        IF TG_OP <> 'DELETE' THEN
+          UPDATE pet_counts SET count = count + 1 WHERE status = NEW.status AND shard = NEW.id % 16;
+        END IF;
+        RETURN NULL;
+      END $$;
+    `,
+  },
 ]

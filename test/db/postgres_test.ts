@@ -80,7 +80,7 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     for (let i = 0; i < 40; i++)
       await old`INSERT INTO pets (name, category_id, status) VALUES (${`p${i}`}, ${i + 1}, ${statuses[i % 4]!})`
     const pets = await old`SELECT * FROM pets ORDER BY id`
-    expect(await migratePostgres(old, postgresMigrations)).toEqual([5, 6])
+    expect(await migratePostgres(old, postgresMigrations)).toEqual([5, 6, 7])
     expect(await old`SELECT * FROM pets ORDER BY id`).toEqual(pets)
     expect(await new PostgresPetStore(old).inventory()).toEqual({ available: 10, pending: 10, sold: 20 })
   })
@@ -104,8 +104,32 @@ describe.skipIf(!SHARED_STORES)('PostgreSQL', () => {
     await Bun.sleep(200)
     commit()
     await created
-    expect(await upgraded).toEqual([5, 6])
+    expect(await upgraded).toEqual([5, 6, 7])
     expect(await new PostgresPetStore(upgrading).inventory()).toEqual({ available: 1, pending: 0, sold: 1 })
+  })
+
+  test('status changes in opposite directions at once never deadlock on the counts, which stay exact', async () => {
+    // Ten connections, so the changes really run at once; pets 16 apart share one row of counts per status.
+    const schema = uniqueName('test')
+    const pool = await openPostgres(TEST_DATABASE_URL!, { schema, max: 10 })
+    cleanups.push(() => dropSchema(schema))
+    cleanups.push(() => pool.close())
+    const pets = new PostgresPetStore(pool)
+    const ids: number[] = []
+    for (let i = 0; i < 32 * 16; i++) {
+      const created = await pets.create({ name: `pet ${i}`, categoryId: 1 })
+      if (created.kind === 'created' && created.pet.id % 16 === 0) ids.push(created.pet.id)
+    }
+    // Half of them pending first, so each round moves half one way and half the other.
+    for (const id of ids.slice(0, 16)) await pets.update(id, { status: 'pending' })
+    for (let round = 0; round < 10; round++) {
+      const outcomes = await Promise.all(
+        ids.map((id, i) => pets.update(id, { status: (i + round) % 2 === 0 ? 'pending' : 'available' })),
+      )
+      expect(outcomes.every((outcome) => outcome.kind === 'updated')).toBe(true)
+    }
+    const [{ pending }] = await pool`SELECT count(*)::int AS pending FROM pets WHERE status = 'pending'`
+    expect(await pets.inventory()).toEqual({ available: 32 * 16 - pending, pending, sold: 0 })
   })
 
   test('refuses a database from a newer build, naming both versions', async () => {
