@@ -22,9 +22,10 @@ end
  * One request, counted unless refused. A refused request is not counted, and
  * refusals within one minute beyond its limit ban the subject. Replies:
  * {0, minute, day, storeVersion} counted; {1, minute, day} refused; {2, banEnd} banned.
- * `storeVersion` is the shared store's version (nil while none is set), which
- * the page cache of every instance checks its pages against
- * (pets/shared_page_cache.ts): a request it lets through reads it in this same round trip.
+ * `storeVersion` is the shared store's version, which the page cache of every
+ * instance checks its pages against (pets/shared_page_cache.ts): a request it
+ * lets through reads it in this same round trip. None is set yet (a new or
+ * emptied Redis): one is made from Redis's clock, as a write would set a new one.
  */
 const CONSUME = `${REFUSED}
 local banKey, minuteKey, dayKey, refusalsKey, storeVersionKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
@@ -43,7 +44,13 @@ minute = redis.call('INCR', minuteKey)
 if minute == 1 then redis.call('PEXPIREAT', minuteKey, minuteEnd) end
 day = redis.call('INCR', dayKey)
 if day == 1 then redis.call('PEXPIREAT', dayKey, dayEnd) end
-return {0, minute, day, redis.call('GET', storeVersionKey)}
+local storeVersion = redis.call('GET', storeVersionKey)
+if not storeVersion then
+  local time = redis.call('TIME')
+  storeVersion = 'since ' .. time[1] .. '.' .. time[2]
+  redis.call('SET', storeVersionKey, storeVersion)
+end
+return {0, minute, day, storeVersion}
 `
 
 /**

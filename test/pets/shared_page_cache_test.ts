@@ -8,7 +8,7 @@ import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import type { PetListQuery } from '../../src/pets/store'
 import type { RedisRateLimiter } from '../../src/ratelimit/redis_limiter'
 import { cleanupsAfterEach } from '../helpers'
-import { redisTestLimiter, SHARED_STORES, startPrivateRedis } from '../shared_services'
+import { redisTestLimiter, SHARED_STORES, startPrivateRedis, TEST_REDIS_URL } from '../shared_services'
 import { counted } from './counted_store'
 
 const cleanups = cleanupsAfterEach()
@@ -57,11 +57,22 @@ async function twoInstances(options: { url?: string } = {}) {
 }
 
 describe.skipIf(!SHARED_STORES)('SharedPageCache', () => {
-  test('keeps nothing until a version is set: every read reads the store', async () => {
+  test('reads the store whenever a request read no version (no shared limiter, or Redis out of reach)', async () => {
     const { a, counter } = await twoInstances()
-    await a.read()
-    await a.read()
+    await a.cache.list(FIRST_PAGE, undefined)
+    await a.cache.list(FIRST_PAGE, undefined)
     expect(counter.lists).toBe(2)
+  })
+
+  test('a Redis without a version makes one: pages are kept from the first read', async () => {
+    const { a, counter, prefix } = await twoInstances()
+    const client = new RedisClient(TEST_REDIS_URL!)
+    expect(await client.get(`${prefix}:store-version`)).toBeNull()
+    const page = await a.read()
+    expect(await a.read()).toBe(page)
+    expect(counter.lists).toBe(1)
+    expect(await client.get(`${prefix}:store-version`)).toStartWith('since ')
+    client.close()
   })
 
   test("answers a page again while the version stands, and reads anew after another instance's write", async () => {

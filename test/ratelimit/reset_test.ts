@@ -34,7 +34,7 @@ for (const { name, skip, make } of LIMITERS)
       const now = await ban(limiter, T0 + 5 * MINUTE_MS)
       await limiter.consume(2, small, now)
       await limiter.reset(1, '1@a', now)
-      expect(await limiter.peek(1, small, now)).toEqual({ usedMinute: 0, usedDay: 0, banEnd: undefined })
+      expect(await limiter.peek(1, small, now)).toMatchObject({ usedMinute: 0, usedDay: 0, banEnd: undefined })
       expect((await limiter.peek(2, small, now))?.usedDay).toBe(1)
       // A full minute again, and refusals start from nothing: no instant re-ban.
       for (let i = 0; i < 3; i++) expect((await limiter.consume(1, small, now)).refusal).toBeUndefined()
