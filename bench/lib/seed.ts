@@ -48,10 +48,20 @@ export async function seedPostgres(
   const url = new URL(serverUrl)
   url.pathname = `/${database}`
   const sql = await openPostgres(url.toString(), { max: 1 })
-  await sql`
-    INSERT INTO pets (name, category_id, status)
-    SELECT 'pet ' || i, 1 + i % 97, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
-    FROM generate_series(1, ${pets}::bigint) AS i`
+  // Counted once at the end, as migration 5 counts: the inventory's trigger, run for each of the pets, made
+  // one statement take 20 s.
+  await sql.begin(async (tx) => {
+    await tx`ALTER TABLE pets DISABLE TRIGGER pet_counts_insert_delete`
+    await tx`
+      INSERT INTO pets (name, category_id, status)
+      SELECT 'pet ' || i, 1 + i % 97, (ARRAY['available', 'pending', 'sold'])[i % 3 + 1]
+      FROM generate_series(1, ${pets}::bigint) AS i`
+    await tx`
+      UPDATE pet_counts c SET count = t.count
+      FROM (SELECT status, id % 16 AS shard, count(*) AS count FROM pets GROUP BY 1, 2) AS t
+      WHERE c.status = t.status AND c.shard = t.shard`
+    await tx`ALTER TABLE pets ENABLE TRIGGER pet_counts_insert_delete`
+  })
   await sql`ANALYZE pets`
   const keys = await issueBenchKeys(await PostgresKeyStore.open(sql))
   await sql.close()
