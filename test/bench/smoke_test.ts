@@ -3,12 +3,14 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FLOOR_NAME, SERVICE_NAME, STORE_WORK_NAMES } from '../../bench/lib/compare_peers'
 import type { BenchReport } from '../../bench/lib/report'
+import { type ScaleOutReport, SINGLE_NAME } from '../../bench/lib/scale_out'
 import { SCENARIOS } from '../../bench/lib/scenarios'
 import type { SideBySideReport } from '../../bench/lib/side_by_side'
 import { hasWrk } from '../../bench/lib/wrk'
 import { type Program, runCli } from '../e2e/process_helpers'
 import { requireInCi } from '../e2e/system_commands'
 import { tempDir } from '../helpers'
+import { SHARED_STORES } from '../shared_services'
 
 const ROOT = join(import.meta.dir, '../..')
 const WRK = requireInCi(hasWrk, 'run wrk (apt-get install wrk)')
@@ -83,4 +85,43 @@ describe('the bench, as a smoke run', () => {
       cleanup()
     }
   }, 240_000)
+
+  // It starts PostgreSQL and Redis of its own (.ci/services), where the tests on them run.
+  test.skipIf(!SHARED_STORES)(
+    '--scale-out gives each deployment’s CPU per request, the shared ones as a multiple of SQLite + memory’s',
+    async () => {
+      if (!WRK) return
+      const { dir, cleanup } = tempDir('animal-store-bench-scale-out-')
+      try {
+        const json = join(dir, 'scale-out.json')
+        const { output, code, tail } = await runBench([
+          '--scale-out',
+          ...['--only', 'hot list,update', '--pets', '2000', '--duration', '1', '--rounds', '1'],
+          ...['--connections', '12', '--json', json],
+        ])
+        expect({ code, tail }).toEqual({ code: 0, tail: '' })
+        const report = JSON.parse(readFileSync(json, 'utf8')) as ScaleOutReport
+        expect(report.results.map((result) => result.scenario)).toEqual(['hot list', 'update'])
+        for (const result of report.results) {
+          const [single, ...shared] = result.deployments
+          expect(result.deployments.map((d) => [d.deployment, d.instances, d.wrong, d.errors])).toEqual([
+            [SINGLE_NAME, 1, 0, 0],
+            ['PostgreSQL + Redis, 1 instance', 1, 0, 0],
+            ['PostgreSQL + Redis, 3 instances', 3, 0, 0],
+          ])
+          expect(single!.multiple).toBeUndefined()
+          for (const deployment of shared) {
+            // The multiple is the two deployments' own figures of this run, divided; the shared stores' CPU beside it.
+            expect(deployment.multiple).toBe(deployment.serviceCpuMicros / single!.serviceCpuMicros)
+            expect(deployment.postgresCpuMicros).toBeGreaterThanOrEqual(0)
+            expect(deployment.redisCpuMicros).toBeGreaterThan(0)
+          }
+        }
+        expect(output).toMatch(/\| scenario +\| deployment +\|/)
+      } finally {
+        cleanup()
+      }
+    },
+    240_000,
+  )
 })
