@@ -1,7 +1,7 @@
 // Puts bench runs side by side (e.g. one, then three instances): for each
 // scenario, each run's req/s, ratio to raw Bun measured in that run, and p99.
 //
-//   bun bench/tools/compare.ts bench/results/scale-out-*.json
+//   bun bench/tools/compare.ts one.json three.json
 import { readFileSync } from 'node:fs'
 import type { BenchReport } from '../lib/report'
 
