@@ -127,47 +127,26 @@ console.error(
   `bench: ${machine}; ${canPin ? 'service and baseline pinned to CPU 0, load generators to CPU 1' : 'NOT pinned (no taskset or one CPU)'}`,
 )
 
-if (values['scale-out']) {
-  try {
-    process.exitCode = await compareScaleOut({
-      work,
-      servers,
-      pets,
-      rounds,
-      duration,
-      connections,
-      only,
-      machine,
-      pinned: canPin,
-      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
-      json: values.json,
-      svg: values.svg,
-    })
-  } finally {
-    await servers.stopAll()
-    rmSync(work, { recursive: true, force: true })
-  }
-  process.exit()
-}
-
 if (sideBySide) {
+  // The runs of their own: --scale-out, or --peers / --floors.
+  const run = {
+    work,
+    servers,
+    pets,
+    rounds,
+    duration,
+    connections,
+    only,
+    machine,
+    pinned: canPin,
+    command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
+    json: values.json,
+    svg: values.svg,
+  }
   try {
-    process.exitCode = await comparePeers({
-      withPeers: values.peers,
-      root: ROOT,
-      work,
-      servers,
-      pets,
-      rounds,
-      duration,
-      connections,
-      only,
-      machine,
-      pinned: canPin,
-      command: `npm run bench -- ${process.argv.slice(2).join(' ')}`,
-      json: values.json,
-      svg: values.svg,
-    })
+    process.exitCode = values['scale-out']
+      ? await compareScaleOut(run)
+      : await comparePeers({ ...run, withPeers: values.peers, root: ROOT })
   } finally {
     await servers.stopAll()
     rmSync(work, { recursive: true, force: true })

@@ -1,7 +1,8 @@
-import { copyFileSync, writeFileSync } from 'node:fs'
+import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { exhaustFreeKey, recordAnswer } from './load'
 import { installPeers, PEERS, peerKeys } from './peers'
+import { finishRun } from './report'
 import { SCENARIOS, type StoreReference } from './scenarios'
 import { seedDatabase } from './seed'
 import type { BenchServers, Running } from './servers'
@@ -127,18 +128,12 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
   console.log(sideBySideTable(results))
   console.log(`\nThe service's server CPU per request as a multiple of its reference's, in the same rounds:\n`)
   console.log(referenceTable(results))
-  if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
-  if (options.svg) writeFileSync(options.svg, sideBySideChart(report))
-  let wrong = false
-  for (const result of results)
-    for (const contender of result.contenders)
-      if (contender.wrong > 0 || contender.errors > 0) {
-        wrong = true
-        console.log(
-          `WRONG in ${result.scenario} from ${contender.server}: ${contender.wrong} wrong answers, ${contender.errors} errors; first: ${contender.firstWrong ?? '-'}`,
-        )
-      }
-  return wrong ? 1 : 0
+  return finishRun(
+    report,
+    () => sideBySideChart(report),
+    options,
+    results.flatMap((result) => result.contenders.map((c) => ({ ...c, scenario: result.scenario }))),
+  )
 }
 
 /** The service's CPU per request over its reference's (a server of the same run), with the target aimed at. */

@@ -1,9 +1,9 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exhaustFreeKey, type LoadResult, runLoad } from './load'
 import { cpuSeconds } from './processes'
-import { escapeXml, markdownTable } from './report'
+import { finishRun, groupedBars, markdownTable } from './report'
 import { median } from './rounds'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios'
 import { seedDatabase, seedPostgres } from './seed'
@@ -148,18 +148,18 @@ export async function compareScaleOut(options: ScaleOutOptions): Promise<number>
       `\nwrk (answers checked by autocannon runs), ${report.connections} connections split over the instances, ${report.duration} s per run, ${report.rounds} interleaved rounds, ${report.pinned ? 'service on CPU 0, PostgreSQL, Redis and the load on CPU 1' : 'not pinned'}; ${report.machine}\n`,
     )
     console.log(scaleOutTable(results))
-    if (options.json) writeFileSync(options.json, `${JSON.stringify(report, null, 2)}\n`)
-    if (options.svg) writeFileSync(options.svg, scaleOutChart(report))
-    let failed = false
-    for (const result of results)
-      for (const d of result.deployments)
-        if (d.wrong > 0 || d.errors > 0) {
-          failed = true
-          console.log(
-            `WRONG in ${result.scenario} on ${d.deployment}: ${d.wrong} wrong answers, ${d.errors} errors (${d.wrkErrors} of wrk); first: ${d.firstWrong ?? '-'}`,
-          )
-        }
-    return failed ? 1 : 0
+    return finishRun(
+      report,
+      () => scaleOutChart(report),
+      options,
+      results.flatMap((result) =>
+        result.deployments.map((d) => ({
+          ...d,
+          scenario: result.scenario,
+          server: `${d.deployment} (${d.wrkErrors} of the errors wrk's)`,
+        })),
+      ),
+    )
   } finally {
     await servers.stopAll()
     stopSharedServices(servicesDir)
@@ -353,37 +353,18 @@ const COLOURS = ['#8e99ad', '#3b7dd8', '#e39b3a']
 
 /** Grouped bars: per scenario, each deployment's service CPU µs per request (lower is better), as SVG. */
 export function scaleOutChart(report: ScaleOutReport): string {
-  const names = report.results[0]?.deployments.map((d) => d.deployment) ?? []
-  const max = Math.max(1, ...report.results.flatMap((r) => r.deployments.map((d) => d.serviceCpuMicros)))
-  const left = 120
-  const width = 520
-  const bar = 12
-  const groupHeight = names.length * (bar + 2) + 14
-  const top = 50 + names.length * 16
-  const x = (micros: number) => left + (micros / max) * width
-  const legend = names
-    .map(
-      (name, i) =>
-        `<rect x="${left}" y="${40 + i * 16}" width="10" height="10" fill="${COLOURS[i % COLOURS.length]}"/><text x="${left + 16}" y="${49 + i * 16}">${escapeXml(name)}</text>`,
-    )
-    .join('')
-  const groups = report.results
-    .map((result, g) => {
-      const y0 = top + g * groupHeight
-      const bars = result.deployments.map((d, i) => {
-        const y = y0 + i * (bar + 2)
-        const label = `${d.serviceCpuMicros.toFixed(1)}${d.multiple === undefined ? '' : ` (${d.multiple.toFixed(2)}×)`}`
-        return `<rect x="${left}" y="${y}" width="${(x(d.serviceCpuMicros) - left).toFixed(1)}" height="${bar}" fill="${COLOURS[i % COLOURS.length]}"/><text x="${(x(d.serviceCpuMicros) + 4).toFixed(1)}" y="${y + bar - 2}" font-size="10">${label}</text>`
-      })
-      return `<text x="${left - 8}" y="${y0 + 12}" text-anchor="end">${escapeXml(result.scenario)}</text>${bars.join('')}`
-    })
-    .join('\n')
-  const height = top + report.results.length * groupHeight + 10
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 100}" height="${height}" font-family="sans-serif" font-size="12">
-<text x="${left}" y="18" font-weight="bold">Service CPU µs per request, per instance (lower is better; × SQLite + memory)</text>
-<text x="${left}" y="32" fill="#555">${escapeXml(`wrk, ${report.connections} connections, ${report.rounds} interleaved rounds of ${report.duration} s, ${report.pets.toLocaleString('en')} pets; ${report.machine}`)}</text>
-${legend}
-${groups}
-</svg>
-`
+  return groupedBars({
+    title: 'Service CPU µs per request, per instance (lower is better; × SQLite + memory)',
+    subtitle: `wrk, ${report.connections} connections, ${report.rounds} interleaved rounds of ${report.duration} s, ${report.pets.toLocaleString('en')} pets; ${report.machine}`,
+    names: report.results[0]?.deployments.map((d) => d.deployment) ?? [],
+    colours: COLOURS,
+    groups: report.results.map((result) => ({
+      label: result.scenario,
+      bars: result.deployments.map((d) => ({
+        value: d.serviceCpuMicros,
+        text: `${d.serviceCpuMicros.toFixed(1)}${d.multiple === undefined ? '' : ` (${d.multiple.toFixed(2)}×)`}`,
+      })),
+    })),
+    textRoom: 100,
+  })
 }

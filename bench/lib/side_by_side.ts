@@ -1,6 +1,6 @@
 import { runLoad } from './load'
 import { cpuSeconds } from './processes'
-import { escapeXml, markdownTable } from './report'
+import { groupedBars, markdownTable } from './report'
 import { median } from './rounds'
 import type { Scenario, ScenarioContext } from './scenarios'
 import { runWrk, wrkScript } from './wrk'
@@ -204,40 +204,20 @@ const COLOURS = ['#c8ccd4', '#8e99ad', '#3b7dd8', '#e39b3a', '#5aa469', '#a05cc4
 
 /** Grouped bars: per scenario, each server's wrk ratio to raw Bun (median, with its min–max as a whisker), as SVG. */
 export function sideBySideChart(report: SideBySideReport): string {
-  const servers = report.results[0]?.contenders.map((c) => c.server) ?? []
-  const max = Math.max(1, ...report.results.flatMap((r) => r.contenders.map((c) => c.wrkRatioMax)))
-  const left = 120
-  const width = 520
-  const bar = 12
-  const groupHeight = servers.length * (bar + 2) + 14
-  const top = 50 + servers.length * 16
-  const x = (ratio: number) => left + (ratio / max) * width
-  const legend = servers
-    .map(
-      (server, i) =>
-        `<rect x="${left}" y="${40 + i * 16}" width="10" height="10" fill="${COLOURS[i % COLOURS.length]}"/><text x="${left + 16}" y="${49 + i * 16}">${escapeXml(server)}</text>`,
-    )
-    .join('')
-  const groups = report.results
-    .map((result, g) => {
-      const y0 = top + g * groupHeight
-      const bars = result.contenders.map((c, i) => {
-        const y = y0 + i * (bar + 2)
-        return [
-          `<rect x="${left}" y="${y}" width="${(x(c.wrkRatio) - left).toFixed(1)}" height="${bar}" fill="${COLOURS[i % COLOURS.length]}"/>`,
-          `<line x1="${x(c.wrkRatioMin).toFixed(1)}" x2="${x(c.wrkRatioMax).toFixed(1)}" y1="${y + bar / 2}" y2="${y + bar / 2}" stroke="#222"/>`,
-          `<text x="${(x(c.wrkRatioMax) + 4).toFixed(1)}" y="${y + bar - 2}" font-size="10">${c.wrkRatio.toFixed(2)}</text>`,
-        ].join('')
-      })
-      return `<text x="${left - 8}" y="${y0 + 12}" text-anchor="end">${escapeXml(result.scenario)}</text>${bars.join('')}`
-    })
-    .join('\n')
-  const height = top + report.results.length * groupHeight + 10
-  return `<svg xmlns="http://www.w3.org/2000/svg" width="${left + width + 80}" height="${height}" font-family="sans-serif" font-size="12">
-<text x="${left}" y="18" font-weight="bold">Ratio to a raw Bun.serve of the same bytes, wrk (median of ${report.rounds} rounds; whisker: min–max)</text>
-<text x="${left}" y="32" fill="#555">${escapeXml(`${report.generators}, ${report.connections} connections, ${report.duration} s runs, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`)}</text>
-${legend}
-${groups}
-</svg>
-`
+  return groupedBars({
+    title: `Ratio to a raw Bun.serve of the same bytes, wrk (median of ${report.rounds} rounds; whisker: min–max)`,
+    subtitle: `${report.generators}, ${report.connections} connections, ${report.duration} s runs, ${report.pinned ? 'pinned' : 'not pinned'}; ${report.machine}`,
+    names: report.results[0]?.contenders.map((c) => c.server) ?? [],
+    colours: COLOURS,
+    groups: report.results.map((result) => ({
+      label: result.scenario,
+      bars: result.contenders.map((c) => ({
+        value: c.wrkRatio,
+        min: c.wrkRatioMin,
+        max: c.wrkRatioMax,
+        text: c.wrkRatio.toFixed(2),
+      })),
+    })),
+    textRoom: 80,
+  })
 }

@@ -18,11 +18,7 @@ const RESET_REMEMBERED_MS = DAY_MS
 
 /** Usage from an MGET of a subject's ban, minute and day (missing keys are 0). */
 function usageOf(reply: (string | null)[], now: number): Usage {
-  const [ban, usedMinute, usedDay] = reply.map((value) => (value === null ? 0 : Number(value))) as [
-    number,
-    number,
-    number,
-  ]
+  const [ban, usedMinute, usedDay] = reply.map(Number) as number[] as [number, number, number]
   return { usedMinute, usedDay, banEnd: ban > now ? ban : undefined }
 }
 
@@ -64,7 +60,8 @@ export class RedisRateLimiter implements RateLimiter {
   readonly #bans = new Map<Subject, number>()
   /** Resets begun so far: a ban answered to a call sent before one is not kept, as the reset may have lifted it. */
   #resets = 0
-  #versionKey: string | undefined
+  /** Where the shared store's version is (pets/shared_page_cache.ts). */
+  readonly #storeVersionKey: string
   #argumentsAt = Number.NaN
   #arguments: string[] = []
 
@@ -72,6 +69,7 @@ export class RedisRateLimiter implements RateLimiter {
     const { timeoutMs, ...rest } = options
     this.#options = { ...rest, anonymousMax: options.anonymousMax ?? DEFAULT_ANONYMOUS_MAX }
     this.#generation = Math.max(1, Math.floor(this.#options.anonymousMax / 2))
+    this.#storeVersionKey = `${this.#options.prefix}:store-version`
     this.#redis = new RedisConnection({
       url: options.url,
       logger: options.logger,
@@ -238,24 +236,18 @@ export class RedisRateLimiter implements RateLimiter {
   }
 
   /**
-   * The store's version a reply carried (undefined when none is set, so no
-   * page is kept), with how often the connection broke before it was asked:
-   * a version read before a break never equals one read after it.
+   * The store's version a reply carried, with how often the connection broke
+   * before it was asked: a version read before a break never equals one read after it.
    */
   #storeVersion(version: number | string | null | undefined, breaks: number): string | undefined {
     if (version === null || version === undefined || this.#redis.breaks !== breaks) return undefined
     return `${breaks}:${version}`
   }
 
-  get #storeVersionKey(): string {
-    this.#versionKey ??= `${this.#options.prefix}:store-version`
-    return this.#versionKey
-  }
-
   /**
    * The consume script's time arguments as text, made again only when `now`
    * moves: under load many requests share a millisecond, and turning four
-   * numbers into text was a tenth of a call's CPU (bench/README.md, "One instance or three").
+   * numbers into text was an eighth of a call's CPU (bench/README.md, "One instance or three").
    */
   #windowArguments(now: number, minuteEnd: number, dayEnd: number): string[] {
     if (now !== this.#argumentsAt) {

@@ -1,13 +1,9 @@
 import type { PetListQuery, PetStore } from '../../src/pets/store'
 
-/** A SQLite store that counts the pages it is asked for. */
-export function counted(store: PetStore) {
-  const counter = { lists: 0 }
-  const wrapped: PetStore = {
-    list: (query: PetListQuery) => {
-      counter.lists++
-      return store.list(query)
-    },
+/** `store` with its `list` replaced by `list`; every other call passed through. */
+export function withList(store: PetStore, list: PetStore['list']): PetStore {
+  return {
+    list,
     create: (pet, claim) => store.create(pet, claim),
     get: (id) => store.get(id),
     update: (id, changes, precondition) => store.update(id, changes, precondition),
@@ -15,5 +11,14 @@ export function counted(store: PetStore) {
     inventory: () => store.inventory(),
     answers: () => store.answers(),
   }
+}
+
+/** A store that counts the pages it is asked for. */
+export function counted(store: PetStore) {
+  const counter = { lists: 0 }
+  const wrapped = withList(store, (query: PetListQuery) => {
+    counter.lists++
+    return store.list(query)
+  })
   return { wrapped, counter }
 }

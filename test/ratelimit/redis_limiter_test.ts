@@ -3,12 +3,12 @@ import { RedisClient } from 'bun'
 import { openDatabase } from '../../src/db/sqlite'
 import type { Limits } from '../../src/keys/plans'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
-import type { PetStore } from '../../src/pets/store'
 import type { RateLimiter, Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { DAY_MS, MINUTE_MS } from '../../src/time'
 import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp } from '../helpers'
+import { withList } from '../pets/counted_store'
 import { redisTestLimiter, SHARED_STORES, TEST_REDIS_URL } from '../shared_services'
 
 const free: Limits = { rpm: 60, rpd: 1000 }
@@ -197,15 +197,9 @@ describe.skipIf(!SHARED_STORES)('the same requests through the app, on either li
   /** An app on the given limiter whose pet store fails (500) while `failing.now` is set. */
   async function appOn(limiter: RateLimiter, failing: { now: boolean }) {
     const store = new SqlitePetStore(openDatabase(':memory:'))
-    const pets: PetStore = {
-      list: (query) => (failing.now ? Promise.reject(new Error('disk on fire')) : store.list(query)),
-      create: (pet, claim) => store.create(pet, claim),
-      get: (id) => store.get(id),
-      update: (id, changes, precondition) => store.update(id, changes, precondition),
-      delete: (id, precondition) => store.delete(id, precondition),
-      inventory: () => store.inventory(),
-      answers: () => store.answers(),
-    }
+    const pets = withList(store, (query) =>
+      failing.now ? Promise.reject(new Error('disk on fire')) : store.list(query),
+    )
     return makeTestApp({ clock: () => T0 + 7_000, limiter, pets }, FREE)
   }
 
