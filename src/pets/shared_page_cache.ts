@@ -1,6 +1,5 @@
 import { type Awaitable, andThen } from '../awaitable'
 import type { Logger } from '../log'
-import type { OrderStore } from '../orders/store'
 import type { DeleteOutcome, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
 import type { Inventory, NewPet, Pet } from './schema'
@@ -170,16 +169,5 @@ export class SharedPageCache implements PetStore {
   #forgetAll(): void {
     this.#pages.clear()
     this.#readOnce.clear()
-  }
-}
-
-/** An order store whose committed changes (an order placed or ended moves its pet) mark the shared version too. */
-export function markingOrderChanges(orders: OrderStore, pages: SharedPageCache): OrderStore {
-  return {
-    place: (petId, owner, now, claim) => pages.afterChange(orders.place(petId, owner, now, claim)),
-    get: (id, owner) => orders.get(id, owner),
-    list: (query) => orders.list(query),
-    update: (id, owner, status, now, precondition) =>
-      pages.afterChange(orders.update(id, owner, status, now, precondition)),
   }
 }

@@ -75,17 +75,21 @@ describe('the limiter state of a million callers without a key', () => {
     expect(heldSubjects(path)).toBeLessThanOrEqual(CALLERS + 1)
     const sorted = [...latencies].sort((a, b) => a - b)
     const worst = sorted.at(-1)!
+    const secondWorst = sorted.at(-2)!
     const p99 = sorted[Math.floor(sorted.length * 0.99)]!
     console.log(
       `/health during the read back and two writes of ${CALLERS.toLocaleString('en')} callers: ${latencies.length} probes, ` +
-        `median ${sorted[sorted.length >> 1]!.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, worst ${worst.toFixed(1)} ms`,
+        `median ${sorted[sorted.length >> 1]!.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, ` +
+        `second-worst ${secondWorst.toFixed(1)} ms, worst ${worst.toFixed(1)} ms`,
     )
     // Written in parts of a few milliseconds each (whole, the write alone paused the event loop for 0.12 to 0.16 s),
-    // and read back in slices. The bound is on the 99th percentile (the 11th-worst of about 1,050 probes): one
-    // probe can meet a pause of this shared machine's (a worst of 35 ms was seen once in CI), ten cannot. With
-    // every table hashing alike, the read back gave p99 33 to 55 ms and worst 76 to 90; now p99 3.5 to 4.3 ms.
+    // and read back in slices. The bounds are on the 99th percentile (the 11th-worst of about 1,050 probes) and
+    // the second-worst: the housekeeping runs three times here (a read back, two writes), so a pause of its own
+    // shows at least twice, while one probe alone can meet a pause of this shared machine's (35 ms once in CI,
+    // and once 768 ms with p99 4.0). With every table hashing alike, the read back gave p99 33 to 55 ms and worst
+    // 76 to 90; now p99 3.5 to 4.3 ms.
     expect(p99).toBeLessThan(20)
-    expect(worst).toBeLessThan(80)
+    expect(secondWorst).toBeLessThan(80)
   }, 90_000)
 })
 
