@@ -10,7 +10,7 @@ export interface MetricSources {
   limiterSizes?: () => { today: number; anonymous: number; banned: number }
   /** Whether Redis answers; only with REDIS_URL. */
   redisAnswers?: () => Awaitable<boolean>
-  /** The first-page cache's hits and misses since start; only with SQLite. */
+  /** The page cache's hits and misses since start: with SQLite, or PostgreSQL with Redis. */
   pageCache?: () => { hits: number; misses: number }
   /** The running Bun's version, for the build info. */
   bunVersion: string
@@ -43,7 +43,7 @@ export const LEFT_OUT_DEFAULT_METRICS = [
 /**
  * The service's Prometheus metrics (prom-client), served on the admin
  * listener: requests and their latency by operation, rate-limit refusals,
- * the limiter's size, Redis and its fallback, the first-page cache, database
+ * the limiter's size, Redis and its fallback, the page cache, database
  * errors, and the process's own. Exists only with ADMIN_PORT: without it no
  * request does any of this work.
  */
@@ -112,7 +112,7 @@ export class ServiceMetrics {
     if (pageCache !== undefined) {
       new Counter({
         name: 'animal_store_page_cache_requests_total',
-        help: 'First-page reads, by whether the page cache had the page (hit) or SQLite read it (miss)',
+        help: 'Page reads, by whether the page cache had the page (hit) or the database was read (miss)',
         labelNames: ['result'],
         registers,
         collect() {

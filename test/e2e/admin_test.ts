@@ -1,7 +1,9 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
+import { SQL } from 'bun'
 import { cleanupsAfterEach, eventually, tempDir } from '../helpers'
 import { parseExposition } from '../metrics/exposition'
+import { deleteRedisKeys, SHARED_STORES, TEST_DATABASE_URL, TEST_REDIS_URL, uniqueName } from '../shared_services'
 import { printedKey, runCli, type ServerProcess, startServer } from './process_helpers'
 
 const cleanups = cleanupsAfterEach()
@@ -9,7 +11,9 @@ const cleanups = cleanupsAfterEach()
 async function serve(env: Record<string, string>): Promise<{ server: ServerProcess; admin: string; key: string }> {
   const { dir, cleanup } = tempDir()
   cleanups.push(cleanup)
-  const server = await startServer({ DATABASE_PATH: join(dir, 'store.sqlite'), ADMIN_PORT: '0', ...env })
+  const database: Record<string, string> =
+    env.DATABASE_URL === undefined ? { DATABASE_PATH: join(dir, 'store.sqlite') } : {}
+  const server = await startServer({ ...database, ADMIN_PORT: '0', ...env })
   cleanups.push(() => server.stop())
   // Printed right after the "listening" line startServer waits for, maybe in a later chunk of stderr.
   const announced = () => /Admin listener on (http:\/\/[\d.]+:\d+)/.exec(server.stderr())
@@ -20,6 +24,30 @@ async function serve(env: Record<string, string>): Promise<{ server: ServerProce
 }
 
 describe('the admin listener (ADMIN_PORT)', () => {
+  test.skipIf(!SHARED_STORES)('counts the page cache shared by instances too, on PostgreSQL with Redis', async () => {
+    const database = uniqueName('admin')
+    const prefix = uniqueName('admin')
+    const owner = new SQL(TEST_DATABASE_URL!, { max: 1 })
+    await owner`CREATE DATABASE ${owner(database)}`
+    cleanups.push(async () => {
+      await owner`DROP DATABASE IF EXISTS ${owner(database)} WITH (FORCE)`
+      await owner.close()
+      await deleteRedisKeys(prefix)
+    })
+    const url = new URL(TEST_DATABASE_URL!)
+    url.pathname = `/${database}`
+    const { server, admin, key } = await serve({
+      DATABASE_URL: url.toString(),
+      REDIS_URL: TEST_REDIS_URL!,
+      REDIS_KEY_PREFIX: prefix,
+    })
+    for (let i = 0; i < 3; i++)
+      expect((await fetch(`${server.url}/v1/pets`, { headers: { authorization: `Bearer ${key}` } })).status).toBe(200)
+    const samples = parseExposition(await (await fetch(`${admin}/metrics`)).text())
+    expect(samples.get('animal_store_page_cache_requests_total{result="miss"}')).toBe(1)
+    expect(samples.get('animal_store_page_cache_requests_total{result="hit"}')).toBe(2)
+  })
+
   test('serves /metrics and /health apart from the public port, which has neither /metrics nor anything new', async () => {
     const { server, admin, key } = await serve({})
     const headers = { authorization: `Bearer ${key}` }
