@@ -4,6 +4,7 @@ import { DataVersionWatcher } from './db/data_version'
 import { GroupCommit } from './db/group_commit'
 import { openPostgres, redactedUrl } from './db/postgres'
 import { DamagedDatabaseError, openDatabase, SERVER_BUSY_TIMEOUT_MS, SQLITE_BUSY_TIMEOUT_MS } from './db/sqlite'
+import { TurnReads } from './db/turn_reads'
 import { closeDatabase, ForeignWalError } from './db/wal_ownership'
 import { KEY_POLL_MS, PostgresKeyStore } from './keys/postgres_store'
 import { SqliteKeyStore } from './keys/sqlite_store'
@@ -82,7 +83,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
       serving,
     }),
   )
-  const { pets, orders, keys, watcher } = sqliteStores(db)
+  const { pets, orders, keys, watcher, reads } = sqliteStores(db)
   return {
     pets,
     orders,
@@ -91,6 +92,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     description: path,
     limiterState: new SqliteLimiterStateStore(db),
     async close() {
+      reads.close()
       closeDatabase(db)
       watcher.close()
     },
@@ -101,12 +103,14 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
 export function sqliteStores(db: Database) {
   // One watcher for the file: the key map and the page cache both reload when another process writes it.
   const watcher = new DataVersionWatcher(db)
+  // The pet reads of one turn share a snapshot and the page cache's version check.
+  const reads = new TurnReads(db, watcher)
   // One group commit for the file: an order and its pet change in one transaction, in the order they came.
-  const writes = new GroupCommit(db)
-  const pets = new CachedPetStore(new SqlitePetStore(db, writes), watcher)
+  const writes = new GroupCommit(db, reads)
+  const pets = new CachedPetStore(new SqlitePetStore(db, writes, reads), reads)
   // The page cache drops the pages an order's change to a pet alters, as it does for the pets' own changes.
   const orders = new SqliteOrderStore(db, writes, (before, after) => pets.petChanged(before, after))
-  return { pets, orders, keys: new SqliteKeyStore(db, { watcher }), watcher }
+  return { pets, orders, keys: new SqliteKeyStore(db, { watcher }), watcher, reads }
 }
 
 async function openOrExplain<T>(variable: string, where: string, open: () => T | Promise<T>): Promise<T> {

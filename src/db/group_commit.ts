@@ -1,6 +1,7 @@
 import type { Database } from 'bun:sqlite'
 import { asStorageFault, fileIdentity } from './sqlite_faults'
 import { StorageFaultError } from './store_unavailable'
+import type { TurnReads } from './turn_reads'
 
 /** How long a batch of writes waits, retrying, for a write lock another process holds; then it is refused (503). */
 export const WRITE_LOCK_DEADLINE_MS = 5000
@@ -35,6 +36,9 @@ function isLockHeld(error: unknown): boolean {
  * holds the file's write lock: no other write, in this process or another,
  * comes between its read and its write.
  *
+ * Before each batch it ends the turn's read snapshot (`reads`, when given),
+ * so a read after the commit sees it.
+ *
  * It also remembers how the storage has been doing, for `/health`.
  */
 export class GroupCommit {
@@ -47,8 +51,10 @@ export class GroupCommit {
   #damaged = false
   /** A batch is being committed (or waits for another process's lock); the next one waits for it. */
   #committing = false
+  #reads: Pick<TurnReads, 'end'> | undefined
 
-  constructor(db: Database) {
+  constructor(db: Database, reads?: Pick<TurnReads, 'end'>) {
+    this.#reads = reads
     const writeAll = db.transaction((batch: PendingWrite[]): unknown[] => batch.map(({ run }) => run()))
     this.#commit = (batch) => writeAll.immediate(batch)
     this.#isOurFile = fileIdentity(db.filename)
@@ -94,6 +100,7 @@ export class GroupCommit {
     try {
       // One stat per batch: a file deleted or replaced under the service takes no more writes.
       if (!this.#isOurFile()) throw new StorageFaultError('SQLITE_CANTOPEN (the database file was deleted or replaced)')
+      this.#reads?.end()
       outcomes = this.#commit(batch)
     } catch (caught) {
       const error = this.fault(caught)

@@ -36,13 +36,14 @@ interface KeptPage {
  * This process's own changes drop exactly the pages they alter (an order's
  * too, which the order store reports to `petChanged`); a commit by
  * any other connection (a second server on the same file, the CLI) drops
- * every page at the next list read, which asks the DataVersionWatcher
- * (`current()`: exact, one read of the WAL-index header while nothing moved).
+ * every page at the next turn's first list read, which asks `watcher`
+ * (DataVersionWatcher.current, once per turn through db/turn_reads.ts: one
+ * read of the WAL-index header while nothing moved).
  */
 export class CachedPetStore implements PetStore {
   readonly listsAtOnce: boolean | undefined
   #store: PetStore
-  #watcher: DataVersionWatcher
+  #watcher: Pick<DataVersionWatcher, 'current'>
   #seenVersion = -1
   #firstPages = new Map<number | string, KeptPage>()
   /** In the order they were last read, so the first is the one to drop. */
@@ -54,7 +55,7 @@ export class CachedPetStore implements PetStore {
   #hits = 0
   #misses = 0
 
-  constructor(store: PetStore, watcher: DataVersionWatcher) {
+  constructor(store: PetStore, watcher: Pick<DataVersionWatcher, 'current'>) {
     this.listsAtOnce = store.listsAtOnce
     this.#store = store
     this.#watcher = watcher

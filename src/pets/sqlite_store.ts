@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { GroupCommit } from '../db/group_commit'
 import { returnedRow } from '../db/returned_row'
+import { TurnReads } from '../db/turn_reads'
 import {
   type DeleteOutcome,
   decideDelete,
@@ -34,6 +35,7 @@ export class SqlitePetStore implements PetStore {
   #pageByStatus: Statement<Pet, [string, number, number]>
   #insert: Statement<Pet, [string, number, string]>
   #byId: Statement<Pet, [number]>
+  #readById: Statement<Pet, [number]>
   #update: Statement<Pet, [number, string, number, string]>
   #delete: Statement<null, [number]>
   #counts: Statement<{ status: PetStatus; count: number }, []>
@@ -41,16 +43,29 @@ export class SqlitePetStore implements PetStore {
   #hasOpenOrder: Statement<{ one: number }, [number]>
   #hasOrders: Statement<{ one: number }, [number]>
   #writes: GroupCommit
+  #reads: TurnReads
   #claims: SqliteClaims
 
-  /** `writes` commits every write to `db`: the order store shares it, so a pet and its orders change in one order. */
-  constructor(db: Database, writes: GroupCommit = new GroupCommit(db)) {
+  /**
+   * `writes` commits every write to `db`: the order store shares it, so a pet
+   * and its orders change in one order. `reads` runs the reads outside a
+   * write (a page, a pet, the inventory) in one snapshot a turn; alone, a
+   * store reads on `db` itself.
+   */
+  constructor(
+    db: Database,
+    writes: GroupCommit = new GroupCommit(db),
+    reads = new TurnReads(db, { current: () => 0 }, { ownConnection: false }),
+  ) {
     this.#writes = writes
-    this.#page = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
+    this.#reads = reads
+    const reader = reads.db
+    this.#page = reader.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
     // Served by the (status, id) index: a seek, then a walk in id order.
-    this.#pageByStatus = db
+    this.#pageByStatus = reader
       .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
       .as(PetRow)
+    this.#readById = reader.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
     this.#insert = db.prepare(
       `INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${PET_COLUMNS}`,
     )
@@ -59,7 +74,7 @@ export class SqlitePetStore implements PetStore {
       .prepare(`UPDATE pets SET name = ?2, category_id = ?3, status = ?4 WHERE id = ?1 RETURNING ${PET_COLUMNS}`)
       .as(PetRow)
     this.#delete = db.prepare('DELETE FROM pets WHERE id = ?1')
-    this.#counts = db.prepare('SELECT status, count FROM pet_counts')
+    this.#counts = reader.prepare('SELECT status, count FROM pet_counts')
     this.#ping = db.prepare('SELECT 1 AS one FROM pets LIMIT 1')
     this.#claims = new SqliteClaims(db)
     this.#hasOpenOrder = db.prepare("SELECT 1 AS one FROM orders WHERE pet_id = ?1 AND status = 'placed'")
@@ -69,6 +84,7 @@ export class SqlitePetStore implements PetStore {
   list({ limit, status, after = 0 }: PetListQuery): PetPage {
     const rows = rowsForPage(limit)
     try {
+      this.#reads.begin()
       return pageOf(
         status === undefined ? this.#page.all(after, rows) : this.#pageByStatus.all(status, after, rows),
         limit,
@@ -106,6 +122,7 @@ export class SqlitePetStore implements PetStore {
   inventory(): Inventory {
     try {
       const inventory: Inventory = { available: 0, pending: 0, sold: 0 }
+      this.#reads.begin()
       for (const { status, count } of this.#counts.all()) inventory[status] = count
       return inventory
     } catch (error) {
@@ -125,7 +142,8 @@ export class SqlitePetStore implements PetStore {
 
   get(id: number): Pet | undefined {
     try {
-      return this.#byId.get(id) ?? undefined
+      this.#reads.begin()
+      return this.#readById.get(id) ?? undefined
     } catch (error) {
       throw this.#writes.fault(error)
     }

@@ -1,0 +1,108 @@
+import { Database } from 'bun:sqlite'
+import type { DataVersionWatcher } from './data_version'
+import { SERVER_BUSY_TIMEOUT_MS } from './sqlite'
+
+/**
+ * The reads of one turn of the event loop share one read transaction and
+ * one check of the data version, instead of one each: the requests a turn
+ * serves arrived before it began (Bun runs the turn's `setImmediate`
+ * callbacks before it polls for more), so a snapshot taken at the turn's
+ * first read is as recent as one taken per request, and costs the turn one
+ * pair of lock calls on the WAL-index instead of a pair per statement, and
+ * one read of the WAL-index header instead of one per list
+ * (bench/README.md, "One snapshot a turn").
+ *
+ * For a database file, the reads run on a connection of their own, opened
+ * read-only on the same file, so the writes of the main connection (the
+ * group commit, the key and limiter stores) never meet an open read
+ * transaction. The group commit calls `end()` before it writes, so a read
+ * after a commit, in the same turn or later, starts a new snapshot that
+ * holds it, and the snapshot never holds back the checkpoint. A database in
+ * memory has no second connection: its reads run on the main one, each in
+ * its own transaction, as before.
+ */
+export class TurnReads {
+  /** The connection to prepare the reads on; `close` finalizes their statements. */
+  readonly db: Database
+  readonly #reader: Database | undefined
+  readonly #watcher: Pick<DataVersionWatcher, 'current'>
+  /** The data version asked this turn; undefined until the turn's first list asks. */
+  #version: number | undefined
+  #inSnapshot = false
+  #endScheduled = false
+  readonly #endTurn = () => {
+    this.#endScheduled = false
+    this.end()
+  }
+
+  /** `ownConnection: false` reads on `main` itself, each statement in its own transaction (a store used alone, in tests). */
+  constructor(main: Database, watcher: Pick<DataVersionWatcher, 'current'>, { ownConnection = true } = {}) {
+    this.#watcher = watcher
+    this.#reader = ownConnection ? readerOf(main) : undefined
+    this.db = this.#reader ?? main
+  }
+
+  /**
+   * A number that changes when another connection commits to the file
+   * (DataVersionWatcher.current), asked once per turn: a commit that lands
+   * during the turn is seen by the next one.
+   */
+  current(): number {
+    if (this.#version === undefined) {
+      this.#version = this.#watcher.current()
+      this.#scheduleEnd()
+    }
+    return this.#version
+  }
+
+  /**
+   * Opens the turn's snapshot unless it is open: the statements prepared on
+   * `db` then read the file as it was at the turn's first read. The version
+   * is asked first, so a page read in the snapshot is never older than the
+   * version it is kept under.
+   */
+  begin(): void {
+    if (this.#reader === undefined || this.#inSnapshot) return
+    this.current()
+    this.#reader.exec('BEGIN')
+    this.#inSnapshot = true
+  }
+
+  /** Ends the turn's snapshot and forgets its version: at the turn's end, and before every write. */
+  end(): void {
+    this.#version = undefined
+    if (!this.#inSnapshot) return
+    this.#inSnapshot = false
+    try {
+      ;(this.#reader as Database).exec('COMMIT')
+    } catch {
+      // A read transaction has nothing to lose; the next read begins a new one all the same.
+      if ((this.#reader as Database).inTransaction) (this.#reader as Database).exec('ROLLBACK')
+    }
+  }
+
+  /**
+   * Ends the snapshot and closes the reads' connection, its statements
+   * finalized, before the main one closes: that is then the file's last,
+   * which may leave WAL mode and mark the file closed (db/wal_ownership.ts).
+   */
+  close(): void {
+    this.end()
+    this.#reader?.close(true)
+  }
+
+  #scheduleEnd(): void {
+    if (this.#endScheduled) return
+    this.#endScheduled = true
+    setImmediate(this.#endTurn)
+  }
+}
+
+/** A read-only connection to the file `main` has open, or undefined for a database in memory. */
+function readerOf(main: Database): Database | undefined {
+  const file = main.filename
+  if (!file || file === ':memory:') return undefined
+  const reader = new Database(file, { readonly: true, strict: true })
+  reader.exec(`PRAGMA busy_timeout = ${SERVER_BUSY_TIMEOUT_MS}`)
+  return reader
+}

@@ -1,0 +1,116 @@
+import type { Database } from 'bun:sqlite'
+import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { DataVersionWatcher } from '../../src/db/data_version'
+import { GroupCommit } from '../../src/db/group_commit'
+import { openDatabase } from '../../src/db/sqlite'
+import { TurnReads } from '../../src/db/turn_reads'
+import { CLOSED_MARK, closeDatabase, headerMark } from '../../src/db/wal_ownership'
+import { tempDir } from '../helpers'
+
+const workspaces: { cleanup(): void }[] = []
+afterEach(() => {
+  for (const workspace of workspaces.splice(0)) workspace.cleanup()
+})
+
+/** A new database file, opened twice: this process's connection, and another's (the CLI's, a second server's). */
+function twoConnections() {
+  const workspace = tempDir('animal-store-turn-reads-')
+  workspaces.push(workspace)
+  const path = join(workspace.dir, 'store.sqlite')
+  return { path, ours: openDatabase(path), theirs: openDatabase(path) }
+}
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve))
+
+function addPet(db: Database, name: string): void {
+  db.run("INSERT INTO pets (name, category_id, status) VALUES (?1, 1, 'available')", [name])
+}
+
+function petCount(reads: TurnReads): number {
+  reads.begin()
+  return (reads.db.query('SELECT count(*) AS n FROM pets').get() as { n: number }).n
+}
+
+describe('TurnReads', () => {
+  test('the reads of one turn share a snapshot; the next turn sees what another connection committed meanwhile', async () => {
+    const { ours, theirs } = twoConnections()
+    const reads = new TurnReads(ours, new DataVersionWatcher(ours))
+    expect(reads.db).not.toBe(ours)
+    addPet(theirs, 'Before')
+    expect(petCount(reads)).toBe(1)
+    addPet(theirs, 'During the turn')
+    expect(petCount(reads)).toBe(1)
+    await nextTurn()
+    expect(petCount(reads)).toBe(2)
+    reads.close()
+  })
+
+  test('asks the watcher once a turn, before the snapshot begins', async () => {
+    const { ours, theirs } = twoConnections()
+    let asked = 0
+    // A commit that lands while the version is asked must be in the snapshot read after it.
+    const watcher = {
+      current: () => {
+        asked++
+        addPet(theirs, `While asking ${asked}`)
+        return asked
+      },
+    }
+    const reads = new TurnReads(ours, watcher)
+    // The turn's first read asks the version first: the commit made meanwhile is in its snapshot.
+    expect(petCount(reads)).toBe(1)
+    expect(reads.current()).toBe(1)
+    expect(petCount(reads)).toBe(1)
+    expect(asked).toBe(1)
+    await nextTurn()
+    expect(petCount(reads)).toBe(2)
+    expect(reads.current()).toBe(2)
+    expect(asked).toBe(2)
+    reads.close()
+  })
+
+  test('a write through the group commit ends the snapshot, so a read after it in the same turn sees it', async () => {
+    const { ours } = twoConnections()
+    const reads = new TurnReads(ours, new DataVersionWatcher(ours))
+    const writes = new GroupCommit(ours, reads)
+    // Queued before the turn's first read: its commit comes before the turn's own end.
+    const written = writes.write(() => addPet(ours, 'Ours'))
+    expect(petCount(reads)).toBe(0)
+    await written
+    expect(petCount(reads)).toBe(1)
+    reads.close()
+  })
+
+  test('reads on a connection that cannot write', () => {
+    const { ours } = twoConnections()
+    const reads = new TurnReads(ours, new DataVersionWatcher(ours))
+    expect(() => addPet(reads.db, 'Through the reader')).toThrow(/readonly/)
+    reads.close()
+  })
+
+  test('closed first, it leaves the main connection the last, which marks the file closed', () => {
+    const { path, ours, theirs } = twoConnections()
+    closeDatabase(theirs)
+    const reads = new TurnReads(ours, new DataVersionWatcher(ours))
+    // A statement still held and a snapshot still open are let go by close.
+    const statement = reads.db.prepare('SELECT count(*) AS n FROM pets')
+    reads.begin()
+    statement.get()
+    reads.close()
+    closeDatabase(ours)
+    expect(headerMark(path)).toBe(CLOSED_MARK)
+  })
+
+  test('on a database in memory, or with ownConnection off, reads on the main connection, each statement alone', async () => {
+    const memory = openDatabase(':memory:')
+    expect(new TurnReads(memory, { current: () => 0 }).db).toBe(memory)
+    const { ours, theirs } = twoConnections()
+    const reads = new TurnReads(ours, { current: () => 0 }, { ownConnection: false })
+    expect(reads.db).toBe(ours)
+    expect(petCount(reads)).toBe(0)
+    addPet(theirs, 'Seen at once')
+    expect(petCount(reads)).toBe(1)
+    expect(ours.inTransaction).toBe(false)
+  })
+})
