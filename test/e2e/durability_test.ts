@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { tempDir } from '../helpers'
-import { postPet, runCli, startServer } from './process_helpers'
+import { createUnlimitedKey, postPet, startServer } from './process_helpers'
 
 interface Order {
   id: number
@@ -26,23 +26,7 @@ describe('durability', () => {
   beforeAll(async () => {
     workspace = tempDir('animal-store-durable-')
     db = join(workspace.dir, 'store.sqlite')
-    key = JSON.parse(
-      (
-        await runCli([
-          'keys',
-          'create',
-          '--plan',
-          'enterprise',
-          '--rpm',
-          '1000000',
-          '--rpd',
-          '1000000000',
-          '--json',
-          '--db',
-          db,
-        ])
-      ).stdout,
-    ).key
+    key = await createUnlimitedKey(db)
   })
   afterAll(() => workspace.cleanup())
 

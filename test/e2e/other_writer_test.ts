@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, test } from 'bun:test'
 import { openDatabase } from '../../src/db/sqlite'
 import { closeDatabase } from '../../src/db/wal_ownership'
 import { json } from '../helpers'
-import { type FreshServer, postPet, runCli, startFreshServer } from './process_helpers'
+import { createUnlimitedKey, type FreshServer, postPet, startFreshServer } from './process_helpers'
 
 /** Concurrent clients reading while the test writes, so each turn of the server serves many requests. */
 const READERS = 16
@@ -13,20 +13,7 @@ describe('writes by another process to the database file, while the server is bu
 
   beforeAll(async () => {
     fresh = await startFreshServer({}, 'animal-store-other-writer-')
-    const created = await runCli([
-      'keys',
-      'create',
-      '--plan',
-      'enterprise',
-      '--rpm',
-      '1000000',
-      '--rpd',
-      '100000000',
-      '--json',
-      '--db',
-      fresh.db,
-    ])
-    key = JSON.parse(created.stdout).key
+    key = await createUnlimitedKey(fresh.db)
     for (let i = 1; i <= 10; i++)
       expect((await postPet(fresh.server.url, key, { name: `Pet ${i}`, categoryId: 1 })).status).toBe(201)
   })

@@ -41,6 +41,29 @@ export async function runCli(
   return { code, stdout, stderr }
 }
 
+/**
+ * Makes an Enterprise key in `db` with limits no test run reaches (a million
+ * a minute) and returns it: for tests that load the server, where the first
+ * key it prints is a Free one (60 a minute).
+ */
+export async function createUnlimitedKey(db: string): Promise<string> {
+  const made = await runCli([
+    'keys',
+    'create',
+    '--plan',
+    'enterprise',
+    '--rpm',
+    '1000000',
+    '--rpd',
+    '1000000000',
+    '--json',
+    '--db',
+    db,
+  ])
+  if (made.code !== 0) throw new Error(`keys create failed: ${made.stderr}`)
+  return JSON.parse(made.stdout).key
+}
+
 /** A `serve` process that has said it is listening. */
 export interface ServerProcess {
   url: string
