@@ -64,6 +64,8 @@ export class TurnReads {
   begin(): void {
     if (this.#reader === undefined || this.#inSnapshot) return
     this.current()
+    // A transaction an end could not close holds an older snapshot: it is let go first.
+    if (this.#reader.inTransaction) this.#reader.exec('ROLLBACK')
     this.#reader.exec('BEGIN')
     this.#inSnapshot = true
   }
@@ -73,11 +75,14 @@ export class TurnReads {
     this.#version = undefined
     if (!this.#inSnapshot) return
     this.#inSnapshot = false
+    const reader = this.#reader as Database
     try {
-      ;(this.#reader as Database).exec('COMMIT')
+      reader.exec('COMMIT')
     } catch {
-      // A read transaction has nothing to lose; the next read begins a new one all the same.
-      if ((this.#reader as Database).inTransaction) (this.#reader as Database).exec('ROLLBACK')
+      // A read transaction has nothing to lose; if even this fails, the next begin lets it go.
+      try {
+        reader.exec('ROLLBACK')
+      } catch {}
     }
   }
 
