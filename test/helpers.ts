@@ -5,6 +5,7 @@ import { join } from 'node:path'
 import { type AppDeps, createApp } from '../src/app'
 import { sqliteStores } from '../src/backends'
 import { openDatabase } from '../src/db/sqlite'
+import { closeDatabase } from '../src/db/wal_ownership'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import type { KeyStore, NewApiKey } from '../src/keys/store'
@@ -59,20 +60,40 @@ export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free
 
 /**
  * What `makeTestApp` builds on: SQLite with the in-memory limiter (one
- * instance), or PostgreSQL with the Redis limiter (several instances).
+ * instance; in memory, or a file as a server has it, whose reads then run in
+ * one snapshot a turn on a connection of their own), or PostgreSQL with the
+ * Redis limiter (several instances).
  */
-export type StoreKind = 'sqlite' | 'postgres+redis'
+export type StoreKind = 'sqlite' | 'sqlite file' | 'postgres+redis'
 let storeKind: StoreKind = 'sqlite'
 const cleanups: (() => Promise<void>)[] = []
 
 /**
  * `describe`, twice: on SQLite with the in-memory limiter, then on PostgreSQL
  * with the Redis limiter, which is reported as skipped when
- * TEST_DATABASE_URL and TEST_REDIS_URL are not set. Inside, `makeTestApp`
- * builds on the one the block names.
+ * TEST_DATABASE_URL and TEST_REDIS_URL are not set; with `sqliteFile`, a
+ * third time on a SQLite file. Inside, `makeTestApp` builds on the one the
+ * block names.
  */
-export function describeEachStore(name: string, body: (kind: StoreKind) => void): void {
+export function describeEachStore(
+  name: string,
+  body: (kind: StoreKind) => void,
+  { sqliteFile = false }: { sqliteFile?: boolean } = {},
+): void {
   describe(`${name} [sqlite]`, () => body('sqlite'))
+  if (sqliteFile)
+    describe(`${name} [sqlite file]`, () => {
+      beforeAll(() => {
+        storeKind = 'sqlite file'
+      })
+      afterEach(async () => {
+        for (const cleanup of cleanups.splice(0)) await cleanup()
+      })
+      afterAll(() => {
+        storeKind = 'sqlite'
+      })
+      body('sqlite file')
+    })
   describe.skipIf(!SHARED_STORES)(`${name} [postgres+redis]`, () => {
     // Hooks of a skipped block would be reported as skipped "(unnamed)" tests, inflating the count.
     if (SHARED_STORES) {
@@ -100,10 +121,18 @@ interface TestStores {
 }
 
 async function testStores(): Promise<TestStores> {
-  if (storeKind === 'sqlite') {
-    const db = openDatabase(':memory:')
+  if (storeKind !== 'postgres+redis') {
+    const workspace = storeKind === 'sqlite file' ? tempDir('animal-store-test-') : undefined
+    const db = openDatabase(workspace === undefined ? ':memory:' : join(workspace.dir, 'store.sqlite'))
     // As the server composes it: the page cache in front of SQLite, orders on the same group commit.
-    const { pets, orders, keys } = sqliteStores(db)
+    const { pets, orders, keys, reads, watcher } = sqliteStores(db)
+    if (workspace !== undefined)
+      cleanups.push(async () => {
+        reads.close()
+        closeDatabase(db)
+        watcher.close()
+        workspace.cleanup()
+      })
     return {
       pets,
       orders,

@@ -1,12 +1,16 @@
 import { afterEach, describe, expect, test } from 'bun:test'
+import { join } from 'node:path'
+import { sqliteStores } from '../../src/backends'
 import { DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
+import { closeDatabase } from '../../src/db/wal_ownership'
 import { canMove } from '../../src/pets/changes'
 import { CachedPetStore } from '../../src/pets/page_cache'
 import { PostgresPetStore } from '../../src/pets/postgres_store'
 import type { PetStatus } from '../../src/pets/schema'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import type { PetStore } from '../../src/pets/store'
+import { tempDir } from '../helpers'
 import { postgresPools, SHARED_STORES } from '../shared_services'
 
 const cleanups: (() => unknown)[] = []
@@ -29,6 +33,24 @@ const ENGINES: [string, () => Promise<[PetStore, PetStore]>][] = [
       const db = openDatabase(':memory:')
       const store = new CachedPetStore(new SqlitePetStore(db), new DataVersionWatcher(db))
       return [store, store]
+    },
+  ],
+  [
+    // Each as a server composes it: the page cache, and the reads of a turn in one snapshot (db/turn_reads.ts).
+    'a SQLite file, two servers on it',
+    async () => {
+      const workspace = tempDir('animal-store-pet-contract-')
+      const path = join(workspace.dir, 'store.sqlite')
+      const servers = [openDatabase(path), openDatabase(path)].map((db) => ({ db, ...sqliteStores(db) }))
+      cleanups.push(() => {
+        for (const { db, reads, watcher } of servers) {
+          reads.close()
+          closeDatabase(db)
+          watcher.close()
+        }
+        workspace.cleanup()
+      })
+      return [servers[0]!.pets, servers[1]!.pets]
     },
   ],
   [
