@@ -20,6 +20,9 @@ import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 /** A pets row's columns, as a Pet names them (the order store reads and moves pets too). */
 export const PET_COLUMNS = 'id, name, category_id AS categoryId, status'
 
+/** One pet by id: on the reads' connection for a get, on `db` inside a write, which decides on it. */
+const PET_BY_ID = `SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`
+
 /** A row as a class instance: bun:sqlite fills these faster than plain objects. */
 class PetRow implements Pet {
   declare id: number
@@ -65,11 +68,11 @@ export class SqlitePetStore implements PetStore {
     this.#pageByStatus = reader
       .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
       .as(PetRow)
-    this.#readById = reader.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
+    this.#readById = reader.prepare(PET_BY_ID).as(PetRow)
     this.#insert = db.prepare(
       `INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${PET_COLUMNS}`,
     )
-    this.#byId = db.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`).as(PetRow)
+    this.#byId = db.prepare(PET_BY_ID).as(PetRow)
     this.#update = db
       .prepare(`UPDATE pets SET name = ?2, category_id = ?3, status = ?4 WHERE id = ?1 RETURNING ${PET_COLUMNS}`)
       .as(PetRow)
