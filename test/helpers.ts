@@ -83,31 +83,26 @@ export function describeEachStore(
   describe(`${name} [sqlite]`, () => body('sqlite'))
   if (sqliteFile)
     describe(`${name} [sqlite file]`, () => {
-      beforeAll(() => {
-        storeKind = 'sqlite file'
-      })
-      afterEach(async () => {
-        for (const cleanup of cleanups.splice(0)) await cleanup()
-      })
-      afterAll(() => {
-        storeKind = 'sqlite'
-      })
+      buildOn('sqlite file')
       body('sqlite file')
     })
   describe.skipIf(!SHARED_STORES)(`${name} [postgres+redis]`, () => {
     // Hooks of a skipped block would be reported as skipped "(unnamed)" tests, inflating the count.
-    if (SHARED_STORES) {
-      beforeAll(() => {
-        storeKind = 'postgres+redis'
-      })
-      afterEach(async () => {
-        for (const cleanup of cleanups.splice(0)) await cleanup()
-      })
-      afterAll(() => {
-        storeKind = 'sqlite'
-      })
-    }
+    if (SHARED_STORES) buildOn('postgres+redis')
     body('postgres+redis')
+  })
+}
+
+/** Inside a describe block: `makeTestApp` builds on `kind` there, and what each test made is undone after it. */
+function buildOn(kind: StoreKind): void {
+  beforeAll(() => {
+    storeKind = kind
+  })
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0)) await cleanup()
+  })
+  afterAll(() => {
+    storeKind = 'sqlite'
   })
 }
 

@@ -1,22 +1,19 @@
 import type { Database } from 'bun:sqlite'
-import { afterEach, describe, expect, test } from 'bun:test'
+import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { DataVersionWatcher } from '../../src/db/data_version'
 import { GroupCommit } from '../../src/db/group_commit'
 import { openDatabase } from '../../src/db/sqlite'
 import { TurnReads } from '../../src/db/turn_reads'
 import { CLOSED_MARK, closeDatabase, headerMark } from '../../src/db/wal_ownership'
-import { tempDir } from '../helpers'
+import { cleanupsAfterEach, tempDir } from '../helpers'
 
-const workspaces: { cleanup(): void }[] = []
-afterEach(() => {
-  for (const workspace of workspaces.splice(0)) workspace.cleanup()
-})
+const cleanups = cleanupsAfterEach()
 
 /** A new database file, opened twice: this process's connection, and another's (the CLI's, a second server's). */
 function twoConnections() {
   const workspace = tempDir('animal-store-turn-reads-')
-  workspaces.push(workspace)
+  cleanups.push(workspace.cleanup)
   const path = join(workspace.dir, 'store.sqlite')
   return { path, ours: openDatabase(path), theirs: openDatabase(path) }
 }
