@@ -137,10 +137,15 @@ async function casesOf(scenario: Scenario): Promise<Record<string, () => unknown
     new Response(body, { status: recorded.status, headers: answerHeaders })
   cases['Response with no headers'] = () => new Response(body, { status: recorded.status })
   cases["that Response without the wrap's three headers"] = answer
-  cases['+ browser-safety step (nosniff, Cache-Control)'] = () => safetyStep.finish(logged, answer(), undefined)
-  cases['+ request-id step (LOG_LEVEL=warn: no line)'] = () => idStep.finish(logged, answer(), idStep.start(logged))
-  cases['+ request-log step with its line (LOG_LEVEL=info)'] = () =>
-    logStep.finish(logged, answer(), logStep.start(logged))
+  // The wrap's steps write their headers into the answer's record before the Response is made (http/every_response.ts).
+  const withStepHeaders = () => {
+    const headers: Record<string, string | number> = { ...bare }
+    safetyStep.headers?.(headers, logged, undefined)
+    idStep.headers?.(headers, logged, idStep.start(logged))
+    return new Response(body, { status: recorded.status, headers: headers as Record<string, string> })
+  }
+  cases["+ the wrap's headers written before (nosniff, Cache-Control, X-Request-Id)"] = withStepHeaders
+  cases['+ request-log line (LOG_LEVEL=info)'] = () => logStep.finish?.(logged, answer(), logStep.start(logged))
   return cases
 }
 

@@ -49,6 +49,15 @@ function listMatches(field: string, etag: string, comparison: 'weak' | 'strong')
   return false
 }
 
+/** The `Cache-Control` of an answer with an ETag: a cache may keep it, for the client alone, and must ask with `If-None-Match`. */
+export const REVALIDATE = 'private, no-cache'
+
+/** Tags an answer on `/v1`: its ETag, and `Cache-Control: private, no-cache` in place of the `no-store` of the others. */
+export function tagAnswer(set: ResponseSet, etag: string): void {
+  set.headers.etag = etag
+  set.headers['cache-control'] = REVALIDATE
+}
+
 /**
  * 304 Not Modified (RFC 9110 §15.4.5): no body, the ETag and the other
  * headers set so far. Left to Elysia to build from the status: a Response

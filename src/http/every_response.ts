@@ -1,33 +1,75 @@
 import { Elysia } from 'elysia'
 import { andThen } from '../awaitable'
+import type { ResponseSet } from './errors'
 
 /**
  * One thing done around every response: `start` runs when the request
  * arrives, before anything else sees it, and what it returns is handed to
- * `finish`, which sees the response (those hooks answer early, 401 and
- * 429, included) and returns it.
+ * `headers` and `finish`. `headers` writes the headers the step puts on
+ * every answer; `finish` sees the response (those hooks answer early, 401
+ * and 429, included) and returns it.
  */
 export interface ResponseStep<T = unknown> {
   start(request: Request): T
-  finish(request: Request, response: Response, started: T): Response
+  /** Writes this step's headers of the answer, before a route or a hook writes its own (which win). */
+  headers?(headers: ResponseSet['headers'], request: Request, started: T): void
+  finish?(request: Request, response: Response, started: T): Response
+}
+
+/** A request on its way in, and whether its steps' headers were written into Elysia's `set` for it. */
+interface Arrival {
+  request: Request
+  started: unknown[]
+  written: boolean
 }
 
 /**
  * One Elysia `wrap` around the whole app that runs `steps`: started in
  * order, finished in reverse (the first started finishes last, so it sees
  * what the others did). One wrap for all of them, so their order is written
- * in one place. An answer made at once passes through without a promise, so
- * the wrap itself costs nothing measurable; its steps' work is what costs
- * (bench/README.md, "Where a request's microseconds go, in process").
+ * in one place. An answer made at once passes through without a promise.
+ *
+ * The steps' headers go into Elysia's `set` by the app's first `onRequest`
+ * hook, so the Response is made with them: setting them on a made Response
+ * cost every answer about 4 % of its CPU (bench/README.md, "Headers written
+ * before the answer is made"). The wrap hands the request to that
+ * hook in `arriving`: Elysia runs its first hook inside `handle`, before
+ * anything can wait. An answer made without it (a CORS preflight, answered
+ * in a wrap inside this one) gets the headers it lacks in `finish`.
  */
 export function everyResponse(name: string, steps: readonly ResponseStep[]) {
-  return new Elysia({ name }).wrap((handle) => (request: Request) => {
-    const started = steps.map((step) => step.start(request))
-    const finish = (response: Response): Response => {
-      for (let i = steps.length - 1; i >= 0; i--)
-        response = (steps[i] as ResponseStep).finish(request, response, started[i])
-      return response
+  let arriving: Arrival | undefined
+  const writeHeaders = (headers: ResponseSet['headers'], arrival: Arrival) => {
+    for (let i = 0; i < steps.length; i++) steps[i]?.headers?.(headers, arrival.request, arrival.started[i])
+  }
+  const finish = (arrival: Arrival, response: Response): Response => {
+    if (!arrival.written) {
+      const headers: ResponseSet['headers'] = {}
+      writeHeaders(headers, arrival)
+      for (const name in headers) if (!response.headers.has(name)) response.headers.set(name, String(headers[name]))
     }
-    return andThen((handle as unknown as (request: Request) => Response | Promise<Response>)(request), finish)
-  })
+    for (let i = steps.length - 1; i >= 0; i--) {
+      const step = steps[i] as ResponseStep
+      if (step.finish !== undefined) response = step.finish(arrival.request, response, arrival.started[i])
+    }
+    return response
+  }
+  return (
+    new Elysia({ name })
+      .wrap((handle) => (request: Request) => {
+        const arrival: Arrival = { request, started: steps.map((step) => step.start(request)), written: false }
+        arriving = arrival
+        const answered = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
+        arriving = undefined
+        return andThen(answered, (response) => finish(arrival, response))
+      })
+      // No `return` and nothing that waits in its source, so Elysia compiles the chain plain (http/plain_hook.ts).
+      .onRequest(({ request, set }) => {
+        const arrival = arriving
+        if (arrival?.request === request) {
+          arrival.written = true
+          writeHeaders(set.headers, arrival)
+        }
+      })
+  )
 }

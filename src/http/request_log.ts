@@ -63,8 +63,10 @@ export function requestLog({
       started: logging ? performance.now() : 0,
       requestId: requestIdFor(request.headers.get('x-request-id')),
     }),
+    headers(headers, _request, { requestId }) {
+      headers['x-request-id'] = requestId
+    },
     finish(request, response, { started, requestId }) {
-      response.headers.set('x-request-id', requestId)
       if (!logging) return response
       logger.info('request', {
         method: request.method,

@@ -1,4 +1,4 @@
-import { entityTag, ifMatchMatches, ifNoneMatchMatches, notModified } from '../http/conditional'
+import { entityTag, ifMatchMatches, ifNoneMatchMatches, notModified, tagAnswer } from '../http/conditional'
 import { type ErrorBody, HttpError, type ResponseSet } from '../http/errors'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import type { SettleQuota } from '../ratelimit/settle'
@@ -26,7 +26,7 @@ export async function sendTagged(
   tagged: string = json,
 ): Promise<string | ErrorBody | undefined> {
   const etag = entityTag(tagged)
-  set.headers.etag = etag
+  tagAnswer(set, etag)
   if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
   const refusal = await settleQuota(request, set, 200)
   if (refusal !== undefined) return refusal
@@ -79,7 +79,7 @@ export function ifMatchPrecondition<T>(
 
 /** A pet or an order as a change answers it, with its new ETag, for the next `If-Match`. */
 export function sendChanged(json: string, set: ResponseSet): string {
-  set.headers.etag = entityTag(json)
+  tagAnswer(set, entityTag(json))
   set.headers['content-type'] = JSON_CONTENT_TYPE
   return json
 }

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
-import { entityTag, ifNoneMatchMatches, notModified } from '../http/conditional'
+import { entityTag, ifNoneMatchMatches, notModified, tagAnswer } from '../http/conditional'
 import type { ErrorBody, ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
@@ -53,7 +53,7 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
   const answerPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet) => {
     const representation = pageRepresentation(page)
     const form = representation.formFor(request.headers.get('accept-encoding'))
-    set.headers.etag = form.etag
+    tagAnswer(set, form.etag)
     if (representation.compressible) set.headers.vary = VARY_ACCEPT_ENCODING
     if (ifNoneMatchMatches(request.headers.get('if-none-match'), form.etag)) return notModified(set)
     return andThen(settleQuota(request, set, 200), (refusal) => refusal ?? sendPage(page, wanted, request, set, form))
