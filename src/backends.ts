@@ -83,7 +83,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
       serving,
     }),
   )
-  const { pets, orders, keys, watcher, reads } = sqliteStores(db)
+  const { pets, orders, keys, close } = sqliteStores(db)
   return {
     pets,
     orders,
@@ -92,9 +92,7 @@ export async function openStores({ config, sqlitePath, serving }: StoreChoice): 
     description: path,
     limiterState: new SqliteLimiterStateStore(db),
     async close() {
-      reads.close()
-      closeDatabase(db)
-      watcher.close()
+      close()
     },
   }
 }
@@ -110,7 +108,14 @@ export function sqliteStores(db: Database) {
   const pets = new CachedPetStore(new SqlitePetStore(db, writes, reads), reads)
   // The page cache drops the pages an order's change to a pet alters, as it does for the pets' own changes.
   const orders = new SqliteOrderStore(db, writes, (before, after) => pets.petChanged(before, after))
-  return { pets, orders, keys: new SqliteKeyStore(db, { watcher }), watcher, reads }
+  const keys = new SqliteKeyStore(db, { watcher })
+  /** Closes `db` and what these stores hold on it: the reads' connection first, so `db`'s is the file's last. */
+  const close = () => {
+    reads.close()
+    closeDatabase(db)
+    watcher.close()
+  }
+  return { pets, orders, keys, close }
 }
 
 async function openOrExplain<T>(variable: string, where: string, open: () => T | Promise<T>): Promise<T> {

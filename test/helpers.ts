@@ -5,7 +5,6 @@ import { join } from 'node:path'
 import { type AppDeps, createApp } from '../src/app'
 import { sqliteStores } from '../src/backends'
 import { openDatabase } from '../src/db/sqlite'
-import { closeDatabase } from '../src/db/wal_ownership'
 import { issueKey } from '../src/keys/issue'
 import { PLAN_LIMITS } from '../src/keys/plans'
 import type { KeyStore, NewApiKey } from '../src/keys/store'
@@ -120,12 +119,10 @@ async function testStores(): Promise<TestStores> {
     const workspace = storeKind === 'sqlite file' ? tempDir('animal-store-test-') : undefined
     const db = openDatabase(workspace === undefined ? ':memory:' : join(workspace.dir, 'store.sqlite'))
     // As the server composes it: the page cache in front of SQLite, orders on the same group commit.
-    const { pets, orders, keys, reads, watcher } = sqliteStores(db)
+    const { pets, orders, keys, close } = sqliteStores(db)
     if (workspace !== undefined)
       cleanups.push(async () => {
-        reads.close()
-        closeDatabase(db)
-        watcher.close()
+        close()
         workspace.cleanup()
       })
     return {

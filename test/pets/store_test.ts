@@ -3,7 +3,6 @@ import { join } from 'node:path'
 import { sqliteStores } from '../../src/backends'
 import { DataVersionWatcher } from '../../src/db/data_version'
 import { openDatabase } from '../../src/db/sqlite'
-import { closeDatabase } from '../../src/db/wal_ownership'
 import { canMove } from '../../src/pets/changes'
 import { CachedPetStore } from '../../src/pets/page_cache'
 import { PostgresPetStore } from '../../src/pets/postgres_store'
@@ -41,13 +40,9 @@ const ENGINES: [string, () => Promise<[PetStore, PetStore]>][] = [
     async () => {
       const workspace = tempDir('animal-store-pet-contract-')
       const path = join(workspace.dir, 'store.sqlite')
-      const servers = [openDatabase(path), openDatabase(path)].map((db) => ({ db, ...sqliteStores(db) }))
+      const servers = [openDatabase(path), openDatabase(path)].map(sqliteStores)
       cleanups.push(() => {
-        for (const { db, reads, watcher } of servers) {
-          reads.close()
-          closeDatabase(db)
-          watcher.close()
-        }
+        for (const { close } of servers) close()
         workspace.cleanup()
       })
       return [servers[0]!.pets, servers[1]!.pets]
