@@ -31,7 +31,7 @@ interface Arrival {
  *
  * The steps' headers go into Elysia's `set` by the app's first `onRequest`
  * hook, so the Response is made with them: setting them on a made Response
- * cost every answer about 4 % of its CPU (bench/README.md, "Headers written
+ * cost every answer 4 to 6 % of its CPU (bench/README.md, "Headers written
  * before the answer is made"). The wrap hands the request to that
  * hook in `arriving`: Elysia runs its first hook inside `handle`, before
  * anything can wait. An answer made without it (a CORS preflight, answered
