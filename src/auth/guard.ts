@@ -13,6 +13,7 @@ import { describeUsage, limiterUnavailable, type RateDecision, type Usage } from
 import { FreeRequests, freeRequestLimits } from '../ratelimit/free_requests'
 import type { RateLimiter } from '../ratelimit/limiter'
 import type { QuotaReadings } from '../ratelimit/quota_readings'
+import { RepeatedRefusal } from '../ratelimit/repeated_refusal'
 import { RATE_LIMIT_PATH } from '../ratelimit/routes'
 import { addressSubject, keySubject } from '../ratelimit/subject'
 import { authenticate, bearerError, hasExpired, refusalReason } from './authenticate'
@@ -121,6 +122,7 @@ export function apiGuard({
   freeRequests = new FreeRequests(),
 }: ApiGuardOptions) {
   const known = new KnownCredentials()
+  const decisions = new RepeatedRefusal()
   /** After the quota's headers are written: a 429 when the line sends too many requests that cost no quota. */
   const boundFree = (set: ResponseSet, key: ApiKey, now: number): ErrorBody | undefined => {
     const over = freeRequests.count(keySubject(key), key, now)
@@ -160,7 +162,7 @@ export function apiGuard({
             now,
           )
       const finish = (decided: RateDecision): ErrorBody | undefined => {
-        const refusal = applyRateDecision(set, decided)
+        const refusal = decisions.apply(set, decided)
         if (key !== undefined) {
           // Counted against the key: our own 5xx gives it back (ratelimit/settle.ts).
           if (refusal === undefined) callers.counted(request, now, decided.storeVersion)
