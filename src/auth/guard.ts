@@ -122,7 +122,7 @@ export function apiGuard({
   freeRequests = new FreeRequests(),
 }: ApiGuardOptions) {
   const known = new KnownCredentials()
-  const decisions = new RepeatedRefusal()
+  const decisions = new RepeatedRefusal(limiter.answersAtOnce === true)
   /** After the quota's headers are written: a 429 when the line sends too many requests that cost no quota. */
   const boundFree = (set: ResponseSet, key: ApiKey, now: number): ErrorBody | undefined => {
     const over = freeRequests.count(keySubject(key), key, now)

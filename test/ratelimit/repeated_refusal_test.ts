@@ -4,7 +4,7 @@ import { PLAN_LIMITS } from '../../src/keys/plans'
 import { applyRateDecision } from '../../src/ratelimit/apply_decision'
 import { allowed, type RateDecision, refused } from '../../src/ratelimit/decision'
 import { RepeatedRefusal } from '../../src/ratelimit/repeated_refusal'
-import { FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, makeTestApp } from '../helpers'
 
 const NOW = Date.UTC(2099, 10, 21, 10, 0, 30)
 const BAN_END = NOW + 15 * 60_000
@@ -33,43 +33,65 @@ function banned(now = NOW): RateDecision {
 }
 
 describe('RepeatedRefusal', () => {
-  test('answers a repeated refusal exactly as applyRateDecision does, with the request id of each', () => {
-    const refusals = new RepeatedRefusal()
-    for (const id of ['first', 'second', 'third']) {
-      const set = wrapped(id)
-      const body = refusals.apply(set, banned())
-      const response = answered(set, body)
-      expect({ body, status: response.status, headers: [...response.headers] }).toEqual(expected(wrapped(id), banned()))
-      expect(response.headers.get('x-request-id')).toBe(id)
-    }
+  test.each([
+    ['at once', true],
+    ['after a wait', false],
+  ])(
+    'answers a repeated refusal exactly as applyRateDecision does, with the request id of each (a limiter answering %s)',
+    (_, atOnce) => {
+      const refusals = new RepeatedRefusal(atOnce)
+      for (const id of ['first', 'second', 'first', 'third']) {
+        const set = wrapped(id)
+        const body = refusals.apply(set, banned())
+        const response = answered(set, body)
+        expect({ body, status: response.status, headers: [...response.headers] }).toEqual(
+          expected(wrapped(id), banned()),
+        )
+        expect(response.headers.get('x-request-id')).toBe(id)
+      }
+    },
+  )
+
+  test('refusals applied before any of their answers is made (a limiter that waits) each keep their own request id', () => {
+    const refusals = new RepeatedRefusal(false)
+    const sets = ['a', 'b', 'c'].map((id) => wrapped(id))
+    const bodies = sets.map((set) => refusals.apply(set, banned()))
+    const ids = sets.map((set, i) => answered(set, bodies[i]).headers.get('x-request-id'))
+    expect(ids).toEqual(['a', 'b', 'c'])
   })
 
-  test('a refusal that differs in any field, or in the headers before it, is answered afresh', () => {
-    const refusals = new RepeatedRefusal()
-    refusals.apply(wrapped('a'), banned())
-    const cases: [string, () => ResponseSet, RateDecision][] = [
-      ['a second later', () => wrapped('b'), banned(NOW + 1000)],
-      [
-        'another refusal',
-        () => wrapped('c'),
-        refused('rate_limit_exceeded', 'minute', PLAN_LIMITS.free, 60, NOW + 30_000, NOW),
-      ],
-      ['another header before it', () => wrapped('d', { 'strict-transport-security': 'max-age=1' }), banned()],
-      ['one header fewer before it', () => ({ headers: { 'x-request-id': 'e' } }), banned()],
-    ]
-    for (const [what, make, decision] of cases) {
-      const set = make()
-      const body = refusals.apply(set, decision)
-      const response = answered(set, body)
-      expect({ what, body, status: response.status, headers: [...response.headers] }).toEqual({
-        what,
-        ...expected(make(), decision),
-      })
-    }
-  })
+  test.each([
+    ['at once', true],
+    ['after a wait', false],
+  ])(
+    'a refusal that differs in any field, or in the headers before it, is answered afresh (a limiter answering %s)',
+    (_, atOnce) => {
+      const refusals = new RepeatedRefusal(atOnce)
+      refusals.apply(wrapped('a'), banned())
+      const cases: [string, () => ResponseSet, RateDecision][] = [
+        ['a second later', () => wrapped('b'), banned(NOW + 1000)],
+        [
+          'another refusal',
+          () => wrapped('c'),
+          refused('rate_limit_exceeded', 'minute', PLAN_LIMITS.free, 60, NOW + 30_000, NOW),
+        ],
+        ['another header before it', () => wrapped('d', { 'strict-transport-security': 'max-age=1' }), banned()],
+        ['one header fewer before it', () => ({ headers: { 'x-request-id': 'e' } }), banned()],
+      ]
+      for (const [what, make, decision] of cases) {
+        const set = make()
+        const body = refusals.apply(set, decision)
+        const response = answered(set, body)
+        expect({ what, body, status: response.status, headers: [...response.headers] }).toEqual({
+          what,
+          ...expected(make(), decision),
+        })
+      }
+    },
+  )
 
   test('a request let through gets the rate-limit headers on its own set, as applyRateDecision writes them', () => {
-    const refusals = new RepeatedRefusal()
+    const refusals = new RepeatedRefusal(true)
     refusals.apply(wrapped('a'), banned())
     const decision = allowed(1, 1, PLAN_LIMITS.free, NOW + 30_000, NOW + 86_400_000, NOW)
     const set = wrapped('b')
@@ -94,4 +116,15 @@ test('a client hammering after its 429 gets each answer with its own request id 
   now += 1000
   const later = await call('GET', '/v1/pets')
   expect(Number(later.headers.get('retry-after'))).toBe(Number(first.headers.get('retry-after')) - 1)
+})
+
+describeEachStore('refusals answered together', () => {
+  test('concurrent requests over the limit each get their own request id on their 429', async () => {
+    const { call } = await makeTestApp({ clock: () => NOW }, FREE)
+    for (let i = 0; i < PLAN_LIMITS.free.rpm; i++) await call('GET', '/v1/pets')
+    const ids = Array.from({ length: 20 }, (_, i) => `together-${i}`)
+    const answers = await Promise.all(ids.map((id) => call('GET', '/v1/pets', { headers: { 'x-request-id': id } })))
+    expect(answers.map((answer) => answer.status)).toEqual(ids.map(() => 429))
+    expect(answers.map((answer) => answer.headers.get('x-request-id'))).toEqual(ids)
+  })
 })
