@@ -32,11 +32,14 @@ function banned(now = NOW): RateDecision {
   return refused('key_banned', 'ban', PLAN_LIMITS.free, 60, BAN_END, now)
 }
 
+/** Both ways a limiter answers: at once (in memory), or after a wait (Redis), when answers are made later. */
+const LIMITERS: [string, boolean][] = [
+  ['at once', true],
+  ['after a wait', false],
+]
+
 describe('RepeatedRefusal', () => {
-  test.each([
-    ['at once', true],
-    ['after a wait', false],
-  ])(
+  test.each(LIMITERS)(
     'answers a repeated refusal exactly as applyRateDecision does, with the request id of each (a limiter answering %s)',
     (_, atOnce) => {
       const refusals = new RepeatedRefusal(atOnce)
@@ -60,10 +63,7 @@ describe('RepeatedRefusal', () => {
     expect(ids).toEqual(['a', 'b', 'c'])
   })
 
-  test.each([
-    ['at once', true],
-    ['after a wait', false],
-  ])(
+  test.each(LIMITERS)(
     'a refusal that differs in any field, or in the headers before it, is answered afresh (a limiter answering %s)',
     (_, atOnce) => {
       const refusals = new RepeatedRefusal(atOnce)
