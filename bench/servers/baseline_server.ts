@@ -19,6 +19,7 @@
 //   [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
+import { boundLimit } from '../../src/db/bound_limit'
 
 const file = process.argv[2]
 if (!file) throw new Error('usage: [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json')
@@ -39,8 +40,10 @@ function storeWork(db: Database): (request: Request) => Response | Promise<Respo
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = FULL')
   const columns = 'id, name, category_id AS categoryId, status'
-  const page = db.prepare(`SELECT ${columns} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`)
-  const pageByStatus = db.prepare(`SELECT ${columns} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
+  const page = db.prepare(`SELECT ${columns} FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`)
+  const pageByStatus = db.prepare(
+    `SELECT ${columns} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`,
+  )
   const insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${columns}`)
   const update = db.prepare(
     `UPDATE pets SET name = coalesce(?2, name), category_id = coalesce(?3, category_id), status = coalesce(?4, status) WHERE id = ?1 RETURNING ${columns}`,

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { boundLimit } from '../db/bound_limit'
 import type { GroupCommit } from '../db/group_commit'
 import { returnedRow } from '../db/returned_row'
 import type { IdempotencyClaim } from '../pets/idempotency'
@@ -59,7 +60,7 @@ export class SqliteOrderStore implements OrderStore {
     // One statement per filter, each served by its own (owner_id, ..., id) index: a seek, then a walk in id order.
     const page = (where: string) =>
       db.prepare<OrderRow, (string | number)[]>(
-        `SELECT ${COLUMNS} FROM orders WHERE owner_id = ? ${where} AND id > ? ORDER BY id LIMIT ?`,
+        `SELECT ${COLUMNS} FROM orders WHERE owner_id = ? ${where} AND id > ? ORDER BY id ${boundLimit('?')}`,
       )
     this.#pages = {
       '': page(''),

@@ -1,4 +1,5 @@
 import type { Database, Statement } from 'bun:sqlite'
+import { boundLimit } from '../db/bound_limit'
 import { GroupCommit } from '../db/group_commit'
 import { returnedRow } from '../db/returned_row'
 import { TurnReads } from '../db/turn_reads'
@@ -63,10 +64,12 @@ export class SqlitePetStore implements PetStore {
     this.#writes = writes
     this.#reads = reads
     const reader = reads.db
-    this.#page = reader.prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id LIMIT ?2`).as(PetRow)
+    this.#page = reader
+      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`)
+      .as(PetRow)
     // Served by the (status, id) index: a seek, then a walk in id order.
     this.#pageByStatus = reader
-      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id LIMIT ?3`)
+      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`)
       .as(PetRow)
     this.#readById = reader.prepare(PET_BY_ID).as(PetRow)
     this.#insert = db.prepare(

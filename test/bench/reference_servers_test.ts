@@ -115,6 +115,14 @@ describe('the page built in SQLite (bench/probes/page_in_sqlite.ts)', () => {
   }, 60_000)
 })
 
+describe('the bound LIMIT (bench/probes/bound_limit.ts)', () => {
+  test('reads the same rows with every LIMIT, then times them and a prepare, as a short run', async () => {
+    const output = await shortRun('bench/probes/bound_limit.ts')
+    for (const name of ['LIMIT \\+\\?2 \\(the service\\)', 'LIMIT \\?2 \\(bare\\)', 'preparing the statement alone'])
+      expect(output).toMatch(new RegExp(`\\n {2}${name} +\\d+\\.\\d\\d \\[`))
+  }, 60_000)
+})
+
 describe('the upgrade cost (bench/probes/upgrade_cost.ts)', () => {
   test('upgrades a 1.1 database (and PostgreSQL when the tests have one), checks its counts, and times it, as a short run', async () => {
     const output = await shortRun('bench/probes/upgrade_cost.ts', ['--rounds', '1', '--pets', '500'])
