@@ -18,7 +18,7 @@ import { boundLimit } from '../../src/db/bound_limit'
 import { openDatabase } from '../../src/db/sqlite'
 import { rowsForPage } from '../../src/pets/paging'
 import { DEFAULT_LIMIT } from '../../src/pets/schema'
-import { PET_COLUMNS } from '../../src/pets/sqlite_store'
+import { PET_PAGE } from '../../src/pets/sqlite_store'
 import { spread, timeInProcess } from '../lib/rounds'
 import { seedDatabase } from '../lib/seed'
 
@@ -37,8 +37,10 @@ await seedDatabase(file, petCount)
 const main = openDatabase(file)
 const reader = new Database(file, { readonly: true, strict: true })
 const rows = rowsForPage(DEFAULT_LIMIT)
-const page = (limit: string) => `SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id ${limit}`
-const service = reader.prepare(page(boundLimit('?2')))
+// The service's statement with only its LIMIT written otherwise.
+if (!PET_PAGE.includes(boundLimit('?2'))) throw new Error(`the page statement no longer ends ${boundLimit('?2')}`)
+const page = (limit: string) => PET_PAGE.replace(boundLimit('?2'), limit)
+const service = reader.prepare(PET_PAGE)
 const bare = reader.prepare(page('LIMIT ?2'))
 const literal = reader.prepare(page(`LIMIT ${rows}`))
 const randomAfter = () => Math.floor(Math.random() * petCount)

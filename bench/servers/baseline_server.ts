@@ -19,7 +19,7 @@
 //   [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json
 import { Database } from 'bun:sqlite'
 import { readFileSync } from 'node:fs'
-import { boundLimit } from '../../src/db/bound_limit'
+import { PET_COLUMNS, PET_PAGE, PET_PAGE_BY_STATUS } from '../../src/pets/sqlite_store'
 
 const file = process.argv[2]
 if (!file) throw new Error('usage: [BASELINE_PETS=pets.sqlite] bun bench/servers/baseline_server.ts RESPONSE.json')
@@ -39,14 +39,11 @@ console.log(`baseline listening on ${server.port}`)
 function storeWork(db: Database): (request: Request) => Response | Promise<Response> {
   db.exec('PRAGMA journal_mode = WAL')
   db.exec('PRAGMA synchronous = FULL')
-  const columns = 'id, name, category_id AS categoryId, status'
-  const page = db.prepare(`SELECT ${columns} FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`)
-  const pageByStatus = db.prepare(
-    `SELECT ${columns} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`,
-  )
-  const insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${columns}`)
+  const page = db.prepare(PET_PAGE)
+  const pageByStatus = db.prepare(PET_PAGE_BY_STATUS)
+  const insert = db.prepare(`INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${PET_COLUMNS}`)
   const update = db.prepare(
-    `UPDATE pets SET name = coalesce(?2, name), category_id = coalesce(?3, category_id), status = coalesce(?4, status) WHERE id = ?1 RETURNING ${columns}`,
+    `UPDATE pets SET name = coalesce(?2, name), category_id = coalesce(?3, category_id), status = coalesce(?4, status) WHERE id = ?1 RETURNING ${PET_COLUMNS}`,
   )
   type Fields = { name?: string; categoryId?: number; status?: string }
   type Pending = { write: () => unknown; resolve: (row: unknown) => void }

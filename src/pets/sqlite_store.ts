@@ -24,6 +24,11 @@ export const PET_COLUMNS = 'id, name, category_id AS categoryId, status'
 /** One pet by id: on the reads' connection for a get, on `db` inside a write, which decides on it. */
 const PET_BY_ID = `SELECT ${PET_COLUMNS} FROM pets WHERE id = ?1`
 
+/** A page of pets after id ?1, ?2 rows (raw Bun's read reference, bench/servers/baseline_server.ts, reads with it too). */
+export const PET_PAGE = `SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`
+/** A page of the pets of status ?1 after id ?2, ?3 rows, served by the (status, id) index: a seek, then a walk in id order. */
+export const PET_PAGE_BY_STATUS = `SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`
+
 /** A row as a class instance: bun:sqlite fills these faster than plain objects. */
 class PetRow implements Pet {
   declare id: number
@@ -64,13 +69,8 @@ export class SqlitePetStore implements PetStore {
     this.#writes = writes
     this.#reads = reads
     const reader = reads.db
-    this.#page = reader
-      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`)
-      .as(PetRow)
-    // Served by the (status, id) index: a seek, then a walk in id order.
-    this.#pageByStatus = reader
-      .prepare(`SELECT ${PET_COLUMNS} FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`)
-      .as(PetRow)
+    this.#page = reader.prepare(PET_PAGE).as(PetRow)
+    this.#pageByStatus = reader.prepare(PET_PAGE_BY_STATUS).as(PetRow)
     this.#readById = reader.prepare(PET_BY_ID).as(PetRow)
     this.#insert = db.prepare(
       `INSERT INTO pets (name, category_id, status) VALUES (?1, ?2, ?3) RETURNING ${PET_COLUMNS}`,

@@ -3,10 +3,10 @@ import { describe, expect, test } from 'bun:test'
 import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { boundLimit } from '../../src/db/bound_limit'
 import { NewerSchemaError } from '../../src/db/migration'
 import { migrateSqlite, openDatabase } from '../../src/db/sqlite'
 import { sqliteMigrations } from '../../src/db/sqlite_migrations'
+import { PET_PAGE, PET_PAGE_BY_STATUS } from '../../src/pets/sqlite_store'
 
 describe('migrateSqlite', () => {
   test('numbers sqliteMigrations consecutively from 1', () => {
@@ -111,12 +111,8 @@ describe('openDatabase', () => {
   })
 
   test.each([
-    [
-      `SELECT * FROM pets WHERE status = ?1 AND id > ?2 ORDER BY id ${boundLimit('?3')}`,
-      ['available', 0, 21],
-      'pets_status_id',
-    ],
-    [`SELECT * FROM pets WHERE id > ?1 ORDER BY id ${boundLimit('?2')}`, [0, 21], 'INTEGER PRIMARY KEY'],
+    [PET_PAGE_BY_STATUS, ['available', 0, 21], 'pets_status_id'],
+    [PET_PAGE, [0, 21], 'INTEGER PRIMARY KEY'],
   ])('serves keyset paging from an index: %s', (sql, params, index) => {
     const db = openDatabase(':memory:')
     const plan = db.query(`EXPLAIN QUERY PLAN ${sql}`).all(...(params as [string | number])) as { detail: string }[]
