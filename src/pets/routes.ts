@@ -9,6 +9,7 @@ import { parseJsonBody } from '../http/json_body'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { NoQuery } from '../http/no_query'
 import { plainQueryHandler } from '../http/plain_hook'
+import { ReusedHeaders } from '../http/reused_headers'
 import { API_PREFIX, baseUrl } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
 import { answerCreated, petNotFound, sendTagged } from './answers'
@@ -41,13 +42,14 @@ export interface PetRoutesOptions {
 
 /** The three pet operations under `/v1`. */
 export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsAtOnce }: PetRoutesOptions) {
+  const pageHeaders = new ReusedHeaders(listsAtOnce)
   /** A page's answer once its quota is settled: the `Link` to the next page, and the body. */
   const sendPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet, form: EncodedForm) => {
     const last = page.pets.at(-1)
     if (page.more && last) {
       set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
     }
-    return send(set, form)
+    return send(set, form, pageHeaders)
   }
   /** The answer for a page: a 304, a 429 from settling a conditional GET, or the page. */
   const answerPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet) => {
@@ -132,10 +134,11 @@ function pageRepresentation(page: PetPage): Representation {
 /** What the list route answers: the page's body, a 429 from settling, or nothing (a 304, made by Elysia from the status). */
 type ListAnswer = string | Uint8Array | ErrorBody | undefined
 
-/** The body of a 200 in the form chosen for the client, with its type and coding. */
-function send(set: ResponseSet, form: EncodedForm): string | Uint8Array {
+/** The body of a 200 in the form chosen for the client, with its type and coding: the last of its headers written. */
+function send(set: ResponseSet, form: EncodedForm, reused: ReusedHeaders): string | Uint8Array {
   set.headers['content-type'] = JSON_CONTENT_TYPE
   if (form.coding !== undefined) set.headers['content-encoding'] = form.coding
+  set.headers = reused.of(set.headers) as unknown as ResponseSet['headers']
   return form.body
 }
 

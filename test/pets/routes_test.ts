@@ -426,6 +426,22 @@ describeEachStore('GET /v1/pets', () => {
     expect((await json(exact)).map((p: { id: number }) => p.id)).toEqual([3, 4])
   })
 
+  test('answers page after page with the headers of each: its request id and counts, no header of the one before', async () => {
+    const { call } = await seeded(4)
+    const answers = []
+    for (const path of ['/v1/pets?limit=2', '/v1/pets?limit=2', '/v1/pets?limit=2&after=2', '/v1/pets?limit=2'])
+      answers.push(await call('GET', path))
+    const used = answers.map((response) => Number(response.headers.get('x-ratelimit-used')))
+    expect(used).toEqual([0, 1, 2, 3].map((i) => (used[0] as number) + i))
+    expect(answers.map((response) => response.headers.get('ratelimit')?.split(';')[1])).toEqual(
+      answers.map((response) => `r=${response.headers.get('x-ratelimit-remaining')}`),
+    )
+    expect(new Set(answers.map((response) => response.headers.get('x-request-id'))).size).toBe(4)
+    expect(answers.map((response) => response.headers.has('link'))).toEqual([true, true, false, true])
+    expect(answers[2]?.headers.get('etag')).not.toBe(answers[1]?.headers.get('etag'))
+    expect(answers[3]?.headers.get('etag')).toBe(answers[0]?.headers.get('etag'))
+  })
+
   test('keeps the status filter in the next link and builds it on PUBLIC_URL', async () => {
     const { call } = await makeTestApp({ publicUrl: 'https://pets.example' })
     for (let i = 0; i < 3; i++) await call('POST', '/v1/pets', { body: { ...rex, status: 'sold' } })
