@@ -15,13 +15,17 @@
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
+//                              [--shared]                              (the servers on PostgreSQL + Redis, started
+//                              with .ci/services on CPU 1 and seeded with --pets pets; the in-process lens stays on
+//                              SQLite + memory)
 import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
 import { median } from '../lib/rounds'
 import { SCENARIOS } from '../lib/scenarios'
-import { seedDatabase } from '../lib/seed'
+import { seedDatabase, seedPostgres } from '../lib/seed'
+import { startSharedServices, stopSharedServices } from '../lib/shared_services'
 
 const { values } = parseArgs({
   options: {
@@ -34,6 +38,7 @@ const { values } = parseArgs({
     'after-env': { type: 'string', multiple: true, default: [] },
     scenario: { type: 'string', default: 'hot-list' },
     pets: { type: 'string', default: '100000' },
+    shared: { type: 'boolean', default: false },
   },
 })
 if (!['hot-list', '429', 'cold-list'].includes(values.scenario))
@@ -55,6 +60,15 @@ function seededCopy(): string {
   const file = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
   copyFileSync(seeded!.file, file)
   return file
+}
+/** With --shared: PostgreSQL + Redis for both trees' servers, seeded once with PETS pets and the bench's keys. */
+const SHARED = values.shared
+const sharedDir = SHARED ? mkdtempSync(join(tmpdir(), 'compare-trees-services-')) : ''
+const shared = SHARED ? await startAndSeed() : undefined
+async function startAndSeed() {
+  const urls = startSharedServices(sharedDir, 1)
+  const seededPostgres = await seedPostgres(urls.DATABASE_URL!, 'compare_trees', PETS)
+  return { env: { DATABASE_URL: seededPostgres.url, REDIS_URL: urls.REDIS_URL! }, keys: seededPostgres.keys }
 }
 const randomAfter = () => Math.floor(Math.random() * (PETS - 21))
 /** The path each request asks for: the first page, or a random one on the cold list. */
@@ -179,6 +193,7 @@ async function wrk(url: string, key: string, seconds: number): Promise<number> {
 
 /** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
 async function served(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string> = {}) {
+  if (shared !== undefined) return servedShared(root, port, stops, extraEnv)
   const db = COLD ? seededCopy() : join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
   const created = Bun.spawnSync(
     [
@@ -208,6 +223,18 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   })
   stops.push(() => server.kill())
   const base = `http://127.0.0.1:${port}`
+  await answering(base)
+  for (let i = 0; i < 25; i++)
+    await fetch(`${base}/v1/pets`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${unlimited}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
+    })
+  return measured(server.pid, base, key)
+}
+
+/** Waits until the server at `base` answers `/health`. */
+async function answering(base: string): Promise<void> {
   for (let i = 0; i < 100; i++)
     if (
       await fetch(`${base}/health`).then(
@@ -215,24 +242,37 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
         () => false,
       )
     )
-      break
+      return
     else await Bun.sleep(100)
-  for (let i = 0; i < 25; i++)
-    await fetch(`${base}/v1/pets`, {
-      method: 'POST',
-      headers: { authorization: `Bearer ${unlimited}`, 'content-type': 'application/json' },
-      body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
-    })
+}
+
+/** The scenario's measurement of the server `pid` at `base` with `key` (the Free key banned first on the 429 path). */
+async function measured(pid: number, base: string, key: string): Promise<() => Promise<number>> {
   const list = `${base}/v1/pets?limit=20`
   if (REFUSED)
     for (let i = 0; i < EXHAUST; i++)
       await (await fetch(list, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
   return async () => {
     await wrk(list, key, 2)
-    const before = cpuSeconds(server.pid)
+    const before = cpuSeconds(pid)
     const requests = await wrk(list, key, SECONDS)
-    return ((cpuSeconds(server.pid) - before) / requests) * 1e6
+    return ((cpuSeconds(pid) - before) / requests) * 1e6
   }
+}
+
+/** A pinned `serve` of `root` on the seeded PostgreSQL + Redis, with their keys; measures CPU per request. */
+async function servedShared(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string>) {
+  const keys = shared!.keys
+  const key = REFUSED ? keys.free : keys.unlimited
+  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
+    cwd: root,
+    env: { ...process.env, ...shared!.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  stops.push(() => server.kill())
+  await answering(`http://127.0.0.1:${port}`)
+  return measured(server.pid, `http://127.0.0.1:${port}`, key)
 }
 
 await interleaved('in process, µs per request', {
@@ -247,4 +287,5 @@ try {
   })
 } finally {
   for (const stop of stops) stop()
+  if (SHARED) stopSharedServices(sharedDir)
 }

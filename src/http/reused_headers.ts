@@ -1,18 +1,19 @@
 import type { ResponseSet } from './errors'
 
 /**
- * Makes an answer's Headers from the last answer's when it has the same
- * header names, setting only the values that changed (the request id, the
- * rate-limit counts), instead of handing Bun the plain object Elysia keeps
- * in `set.headers`: Bun makes a Response's headers from an object at about
- * 0.1 µs a header, and a page's answer has fourteen (bench/README.md,
- * "Headers made once for answers alike"). Other names, or another count of
- * them, start again from the object.
+ * Makes an answer's Response at once, its Headers made from the last
+ * answer's when it has the same header names, only the values that changed
+ * (the request id, the rate-limit counts) set, instead of leaving Elysia to
+ * make it from the plain object it keeps in `set.headers`: Bun makes a
+ * Response's headers from an object at about 0.1 µs a header, and a page's
+ * answer has fourteen (bench/README.md, "Headers made once for answers
+ * alike"). Other names, or another count of them, start again from the
+ * object.
  *
- * With answers made at once (`madeAtOnce`: each Response is made, its
- * headers copied into it, before the next answer's headers are written) the
- * kept Headers are handed out themselves; otherwise several answers may be
- * made after all their headers were written, so each gets a copy.
+ * The Response is made here, its headers copied into it, before any other
+ * answer's headers are written, so one Headers serves every answer, whether
+ * the route waited for its page and quota or not; the route returns it and
+ * Elysia hands it to Bun as it is (`set.headers` is left empty).
  * The list route uses it (pets/routes.ts). A 429 has its own, narrower form
  * (ratelimit/repeated_refusal.ts), which skips making the decision's headers
  * at all and compares only those written before it: the 429 path through
@@ -24,19 +25,22 @@ export class ReusedHeaders {
   #values: Record<string, string> = {}
   #count = 0
 
-  constructor(private readonly madeAtOnce: boolean) {}
+  /** A 200 of `body` with exactly the headers in `set`, which it empties: nothing is written there after it. */
+  respond(body: string | Uint8Array, set: ResponseSet): Response {
+    const response = new Response(body, { status: 200, headers: this.#headersFor(set.headers) })
+    set.headers = {}
+    return response
+  }
 
-  /** Headers holding exactly `written`, for `set.headers` once nothing more will be written to it. */
-  of(written: ResponseSet['headers']): Headers {
-    const kept = this.#headers
-    if (kept === undefined || !this.#sameNames(written)) return this.#keep(written)
-    const headers = this.madeAtOnce ? kept : new Headers(kept)
+  #headersFor(written: ResponseSet['headers']): Headers {
+    const headers = this.#headers
+    if (headers === undefined || !this.#sameNames(written)) return this.#keep(written)
     const values = this.#values
     for (const name in written) {
       const value = String(written[name])
       if (values[name] === value) continue
       headers.set(name, value)
-      if (this.madeAtOnce) values[name] = value
+      values[name] = value
     }
     return headers
   }
@@ -50,7 +54,6 @@ export class ReusedHeaders {
     }
     this.#values = values
     this.#count = count
-    // Handed out itself either way: copies are made from it only while it holds these values.
     this.#headers = new Headers(values)
     return this.#headers
   }

@@ -42,7 +42,7 @@ export interface PetRoutesOptions {
 
 /** The three pet operations under `/v1`. */
 export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsAtOnce }: PetRoutesOptions) {
-  const pageHeaders = new ReusedHeaders(listsAtOnce)
+  const pageHeaders = new ReusedHeaders()
   /** A page's answer once its quota is settled: the `Link` to the next page, and the body. */
   const sendPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet, form: EncodedForm) => {
     const last = page.pets.at(-1)
@@ -131,15 +131,14 @@ function pageRepresentation(page: PetPage): Representation {
   return representation
 }
 
-/** What the list route answers: the page's body, a 429 from settling, or nothing (a 304, made by Elysia from the status). */
-type ListAnswer = string | Uint8Array | ErrorBody | undefined
+/** What the list route answers: the page's 200, a 429 from settling, or nothing (a 304, made by Elysia from the status). */
+type ListAnswer = Response | ErrorBody | undefined
 
-/** The body of a 200 in the form chosen for the client, with its type and coding: the last of its headers written. */
-function send(set: ResponseSet, form: EncodedForm, reused: ReusedHeaders): string | Uint8Array {
+/** The 200 of the body in the form chosen for the client, with its type and coding, made at once. */
+function send(set: ResponseSet, form: EncodedForm, reused: ReusedHeaders): Response {
   set.headers['content-type'] = JSON_CONTENT_TYPE
   if (form.coding !== undefined) set.headers['content-encoding'] = form.coding
-  set.headers = reused.of(set.headers) as unknown as ResponseSet['headers']
-  return form.body
+  return reused.respond(form.body, set)
 }
 
 function nextPageUrl(base: string, { limit, status }: PetListQuery, lastId: number): string {

@@ -442,6 +442,19 @@ describeEachStore('GET /v1/pets', () => {
     expect(answers[3]?.headers.get('etag')).toBe(answers[0]?.headers.get('etag'))
   })
 
+  test('answers lists asked together each with its own request id and count', async () => {
+    const { call } = await seeded(4)
+    const ids = Array.from({ length: 20 }, (_, i) => `together-${i}`)
+    const answers = await Promise.all(
+      ids.map((id) => call('GET', '/v1/pets?limit=2', { headers: { 'x-request-id': id } })),
+    )
+    expect(answers.map((response) => response.status)).toEqual(ids.map(() => 200))
+    expect(answers.map((response) => response.headers.get('x-request-id'))).toEqual(ids)
+    expect(new Set(answers.map((response) => response.headers.get('x-ratelimit-used'))).size).toBe(ids.length)
+    for (const response of answers)
+      expect(response.headers.get('ratelimit')).toContain(`;r=${response.headers.get('x-ratelimit-remaining')};`)
+  })
+
   test('keeps the status filter in the next link and builds it on PUBLIC_URL', async () => {
     const { call } = await makeTestApp({ publicUrl: 'https://pets.example' })
     for (let i = 0; i < 3; i++) await call('POST', '/v1/pets', { body: { ...rex, status: 'sold' } })
