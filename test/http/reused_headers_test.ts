@@ -35,6 +35,9 @@ describe('ReusedHeaders', () => {
       written('f', 6, { 'content-encoding': 'gzip' }),
       written('g', 7, { 'cache-control': 'no-store' }),
       written('h', 8),
+      // The same names, one value changed and then changed back.
+      written('i', 9, { 'cache-control': 'no-store' }),
+      written('j', 10),
     ]
     for (const headers of answers) {
       const set: ResponseSet = { headers: { ...headers } }
