@@ -215,26 +215,26 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   const unlimited = created.stdout.toString().trim()
   const free = Bun.spawnSync([BUN, 'src/main.ts', 'keys', 'create', '--plan', 'free', '--db', db], { cwd: root })
   const key = COLD ? seeded!.unlimited : REFUSED ? free.stdout.toString().trim() : unlimited
-  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
-    cwd: root,
-    env: { ...process.env, DATABASE_PATH: db, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  })
-  stops.push(() => server.kill())
-  const base = `http://127.0.0.1:${port}`
-  await answering(base)
+  const { pid, base } = await started(root, port, stops, { DATABASE_PATH: db, ...extraEnv })
   for (let i = 0; i < 25; i++)
     await fetch(`${base}/v1/pets`, {
       method: 'POST',
       headers: { authorization: `Bearer ${unlimited}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
     })
-  return measured(server.pid, base, key)
+  return measured(pid, base, key)
 }
 
-/** Waits until the server at `base` answers `/health`. */
-async function answering(base: string): Promise<void> {
+/** `serve` of `root` pinned to CPU 0 on `port` with `env`, once it answers `/health`; stopped by `stops`. */
+async function started(root: string, port: number, stops: (() => void)[], env: Record<string, string>) {
+  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
+    cwd: root,
+    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    stdout: 'ignore',
+    stderr: 'ignore',
+  })
+  stops.push(() => server.kill())
+  const base = `http://127.0.0.1:${port}`
   for (let i = 0; i < 100; i++)
     if (
       await fetch(`${base}/health`).then(
@@ -242,8 +242,9 @@ async function answering(base: string): Promise<void> {
         () => false,
       )
     )
-      return
+      break
     else await Bun.sleep(100)
+  return { pid: server.pid, base }
 }
 
 /** The scenario's measurement of the server `pid` at `base` with `key` (the Free key banned first on the 429 path). */
@@ -262,17 +263,8 @@ async function measured(pid: number, base: string, key: string): Promise<() => P
 
 /** A pinned `serve` of `root` on the seeded PostgreSQL + Redis, with their keys; measures CPU per request. */
 async function servedShared(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string>) {
-  const keys = shared!.keys
-  const key = REFUSED ? keys.free : keys.unlimited
-  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
-    cwd: root,
-    env: { ...process.env, ...shared!.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...extraEnv },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  })
-  stops.push(() => server.kill())
-  await answering(`http://127.0.0.1:${port}`)
-  return measured(server.pid, `http://127.0.0.1:${port}`, key)
+  const { pid, base } = await started(root, port, stops, { ...shared!.env, ...extraEnv })
+  return measured(pid, base, REFUSED ? shared!.keys.free : shared!.keys.unlimited)
 }
 
 await interleaved('in process, µs per request', {
