@@ -81,12 +81,24 @@ try {
       const start = performance.now()
       for (let i = 0; i < 1_000; i++) {
         const now = String(Date.now())
-        const keys = ['code-figures:{1}:ban', 'code-figures:{1}:m', 'code-figures:{1}:d', 'code-figures:{1}:r']
-        await redis.send('EVALSHA', [sha, '4', ...keys, '1000000', '1000000', now, now, now, '1'])
+        const keys = [
+          'code-figures:{1}:ban',
+          'code-figures:{1}:m',
+          'code-figures:{1}:d',
+          'code-figures:{1}:r',
+          'code-figures:v',
+        ]
+        await redis.send('EVALSHA', [sha, '5', ...keys, '1000000', '1000000', now, now, now, '1', '1'])
       }
       trips.push((performance.now() - start) / 1_000)
     }
-    await redis.send('DEL', ['code-figures:{1}:ban', 'code-figures:{1}:m', 'code-figures:{1}:d', 'code-figures:{1}:r'])
+    await redis.send('DEL', [
+      'code-figures:{1}:ban',
+      'code-figures:{1}:m',
+      'code-figures:{1}:d',
+      'code-figures:{1}:r',
+      'code-figures:v',
+    ])
     redis.close()
     console.log(`Redis consume script, one at a time: ${spread(trips, 3)} ms per round trip`)
   } else {

@@ -107,13 +107,25 @@ export class RedisConnection {
   }
 
   /** One script. EVALSHA sends only its hash; a Redis that restarted has forgotten it, and EVAL teaches it again. */
-  evaluate({ source, sha }: RedisScript, keys: string[], args: string[]): Promise<unknown> {
-    return this.#ask(() =>
-      this.#client.send('EVALSHA', [sha, String(keys.length), ...keys, ...args]).catch((error: Error) => {
+  evaluate(script: RedisScript, keys: string[], args: string[]): Promise<unknown> {
+    return this.evaluateWhenSent(script, keys, () => args)
+  }
+
+  /**
+   * One script whose arguments are asked for when the turn's calls go out
+   * (at the next `setImmediate`), not now: until then the caller may still
+   * change them, as the limiter does to count a key's requests of one turn
+   * in one call. Never asked when the call fails before it is sent (Redis down).
+   */
+  evaluateWhenSent({ source, sha }: RedisScript, keys: string[], argsWhenSent: () => string[]): Promise<unknown> {
+    return this.#ask(() => {
+      const command = [sha, String(keys.length), ...keys, ...argsWhenSent()]
+      return this.#client.send('EVALSHA', command).catch((error: Error) => {
         if (!String(error.message).includes('NOSCRIPT')) throw error
-        return this.#client.send('EVAL', [source, String(keys.length), ...keys, ...args])
-      }),
-    )
+        command[0] = source
+        return this.#client.send('EVAL', command)
+      })
+    })
   }
 
   close(): void {

@@ -2,16 +2,14 @@ import type { Awaitable } from '../awaitable'
 import type { RedisFailureMode } from '../config'
 import type { Limits } from '../keys/plans'
 import type { Logger } from '../log'
-import { DAY_MS, MINUTE_MS } from '../time'
-import { allowed, limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
+import { DAY_MS } from '../time'
+import { limiterUnavailable, type RateDecision, refused, type Usage } from './decision'
 import type { LimiterHealth, RateLimiter, Subject } from './limiter'
 import { DEFAULT_ANONYMOUS_MAX } from './memory_limiter'
 import { RedisConnection } from './redis_connection'
+import { ConsumeCalls, decisionOf, windowsAt } from './redis_consume_calls'
 import { REDIS_SCRIPTS } from './redis_scripts'
 import { isAnonymousSubject, isKeySubject } from './subject'
-import { BAN_MS } from './windows'
-
-const BAN_TEXT = String(BAN_MS)
 
 /** How long a reset is remembered, so instances that hear of it late do not apply it again: the longest window. */
 const RESET_REMEMBERED_MS = DAY_MS
@@ -62,8 +60,8 @@ export class RedisRateLimiter implements RateLimiter {
   #resets = 0
   /** Where the shared store's version is (pets/shared_page_cache.ts). */
   readonly #storeVersionKey: string
-  #argumentsAt = Number.NaN
-  #arguments: string[] = []
+  /** The consume script's calls of this turn, which a key's requests of the turn join. */
+  readonly #calls: ConsumeCalls
 
   constructor(options: RedisRateLimiterOptions) {
     const { timeoutMs, ...rest } = options
@@ -77,6 +75,7 @@ export class RedisRateLimiter implements RateLimiter {
       timeoutMs,
       duringOutage: options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503',
     })
+    this.#calls = new ConsumeCalls(this.#redis)
   }
 
   /**
@@ -94,65 +93,67 @@ export class RedisRateLimiter implements RateLimiter {
       if (banEnd > now) return refused('key_banned', 'ban', limits, limits.rpm, banEnd, now)
       this.#bans.delete(subject)
     }
-    return this.#consume(subject, limits, now)
+    return isAnonymousSubject(subject, limits)
+      ? this.#consumeAnonymous(subject, limits, now)
+      : this.#consume(subject, limits, now)
   }
 
   async #consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
     const resets = this.#resets
-    const { minute, day, minuteEnd, dayEnd } = this.#windows(now)
-    const windows = this.#windowArguments(now, minuteEnd, dayEnd)
-    const anonymous = isAnonymousSubject(subject, limits)
-    const base = this.#base(subject)
-    const [script, keys, args] = anonymous
-      ? [
-          REDIS_SCRIPTS.consumeAnonymous,
-          [
-            this.#anonymousBan(subject),
-            `${this.anonymousBase}:r:${minute}`,
-            `${this.anonymousBase}:b:${minute}`,
-            ...this.#anonymousDay(day),
-          ],
-          [
-            String(subject),
-            String(limits.rpm),
-            String(limits.rpd),
-            ...windows,
-            String(this.#generation),
-            String(minute),
-          ],
-        ]
-      : [
-          REDIS_SCRIPTS.consume,
-          [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`, this.#storeVersionKey],
-          [String(limits.rpm), String(limits.rpd), ...windows],
-        ]
     const breaks = this.#redis.breaks
-    let reply: (number | string | null)[]
+    const { reply, at } = this.#calls.join(subject, limits, now, () => {
+      const { minute, day } = windowsAt(now)
+      const base = this.#base(subject)
+      return [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`, this.#storeVersionKey]
+    })
+    let replies: unknown[]
     try {
-      reply = (await this.#redis.evaluate(script, keys, args)) as (number | string | null)[]
+      replies = (await reply) as unknown[]
     } catch {
       if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
       return this.#options.fallback.consume(subject, limits, now)
     }
-    const [outcome, first, second] = reply as [number, number, number, string | null]
-    if (outcome === 2) {
-      if (isKeySubject(subject) && resets === this.#resets) this.#bans.set(subject, first)
-      return refused('key_banned', 'ban', limits, limits.rpm, first, now)
-    }
-    if (outcome === 1) {
-      return second >= limits.rpd
-        ? refused('rate_limit_exceeded', 'day', limits, second, dayEnd, now)
-        : refused('rate_limit_exceeded', 'minute', limits, first, minuteEnd, now)
-    }
-    const decision = allowed(first, second, limits, minuteEnd, dayEnd, now)
-    decision.storeVersion = this.#storeVersion(reply[3], breaks)
+    const decision = decisionOf(replies, at, limits, now)
+    if (decision.refusal === 'key_banned' && isKeySubject(subject) && resets === this.#resets)
+      this.#bans.set(subject, replies[at + 1] as number)
+    // The store's version follows the requests' numbers; a call that counted none read none.
+    if (decision.refusal === undefined) decision.storeVersion = this.#storeVersion(replies.at(-1) as string, breaks)
     return decision
+  }
+
+  async #consumeAnonymous(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
+    const { minute, day, minuteEnd, dayEnd } = windowsAt(now)
+    const keys = [
+      this.#anonymousBan(subject),
+      `${this.anonymousBase}:r:${minute}`,
+      `${this.anonymousBase}:b:${minute}`,
+      ...this.#anonymousDay(day),
+    ]
+    const args = [
+      String(subject),
+      String(limits.rpm),
+      String(limits.rpd),
+      ...this.#calls.windowArguments(now, minuteEnd, dayEnd),
+      String(this.#generation),
+      String(minute),
+    ]
+    try {
+      return decisionOf(
+        (await this.#redis.evaluate(REDIS_SCRIPTS.consumeAnonymous, keys, args)) as unknown[],
+        0,
+        limits,
+        now,
+      )
+    } catch {
+      if (this.#options.failureMode === 'closed') return limiterUnavailable(limits, now)
+      return this.#options.fallback.consume(subject, limits, now)
+    }
   }
 
   /** One MGET of the ban and both windows' counts: nothing is counted or written. */
   async peek(subject: Subject, limits: Limits, now: number): Promise<Usage | undefined> {
     const breaks = this.#redis.breaks
-    const { minute, day } = this.#windows(now)
+    const { minute, day } = windowsAt(now)
     const base = this.#base(subject)
     let reply: (string | null)[]
     try {
@@ -179,8 +180,8 @@ export class RedisRateLimiter implements RateLimiter {
 
   /** One script: both windows the request was counted in one lower, then the reading `peek` makes. */
   async refund(subject: Subject, limits: Limits, countedAt: number, now: number): Promise<Usage | undefined> {
-    const counted = this.#windows(countedAt)
-    const { minute, day } = this.#windows(now)
+    const counted = windowsAt(countedAt)
+    const { minute, day } = windowsAt(now)
     const base = this.#base(subject)
     const anonymous = isAnonymousSubject(subject, limits)
     const [script, keys, args] = anonymous
@@ -220,7 +221,7 @@ export class RedisRateLimiter implements RateLimiter {
     this.#resets++
     this.#bans.delete(subject)
     this.#options.fallback.reset(subject, reset, now)
-    const { minute, day } = this.#windows(now)
+    const { minute, day } = windowsAt(now)
     const base = this.#base(subject)
     const keys = [`${base}:reset`, `${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`]
     await this.#redis.evaluate(REDIS_SCRIPTS.reset, keys, [reset, String(RESET_REMEMBERED_MS)])
@@ -242,25 +243,6 @@ export class RedisRateLimiter implements RateLimiter {
   #storeVersion(version: number | string | null | undefined, breaks: number): string | undefined {
     if (version === null || version === undefined || this.#redis.breaks !== breaks) return undefined
     return `${breaks}:${version}`
-  }
-
-  /**
-   * The consume script's time arguments as text, made again only when `now`
-   * moves: under load many requests share a millisecond, and turning four
-   * numbers into text was an eighth of a call's CPU (bench/README.md, "One instance or three").
-   */
-  #windowArguments(now: number, minuteEnd: number, dayEnd: number): string[] {
-    if (now !== this.#argumentsAt) {
-      this.#argumentsAt = now
-      this.#arguments = [String(now), String(minuteEnd), String(dayEnd), BAN_TEXT]
-    }
-    return this.#arguments
-  }
-
-  #windows(now: number) {
-    const minute = Math.floor(now / MINUTE_MS)
-    const day = Math.floor(now / DAY_MS)
-    return { minute, day, minuteEnd: (minute + 1) * MINUTE_MS, dayEnd: (day + 1) * DAY_MS }
   }
 
   // The braces keep one subject's keys in one Redis Cluster slot.

@@ -19,38 +19,58 @@ end
 `
 
 /**
- * One request, counted unless refused. A refused request is not counted, and
- * refusals within one minute beyond its limit ban the subject. Replies:
- * {0, minute, day, storeVersion} counted; {1, minute, day} refused; {2, banEnd} banned.
- * `storeVersion` is the shared store's version, which the page cache of every
- * instance checks its pages against (pets/shared_page_cache.ts): a request it
- * lets through reads it in this same round trip. None is set yet (a new or
- * emptied Redis): one is made from Redis's clock, as a write would set a new one.
+ * A key's requests of one turn of the event loop, `ARGV[7]` of them, each
+ * decided as if it came alone and in order (RedisRateLimiter sends one call
+ * for a turn's requests of one key, so a client's concurrent requests cost
+ * one script, not one each). A refused request is not counted, and refusals
+ * within one minute beyond its limit ban the subject. Reply: three numbers
+ * per request, in order: 0, minute, day when counted; 1, minute, day when
+ * refused; 2, banEnd, 0 when banned; then the shared store's version (nil
+ * when none was counted), which the page cache of every instance checks its
+ * pages against (pets/shared_page_cache.ts): a request let through reads
+ * it in this same round trip. None is set yet (a new or emptied Redis): one
+ * is made from Redis's clock, as a write would set a new one.
  */
 const CONSUME = `${REFUSED}
 local banKey, minuteKey, dayKey, refusalsKey, storeVersionKey = KEYS[1], KEYS[2], KEYS[3], KEYS[4], KEYS[5]
 local rpm, rpd, now = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local minuteEnd, dayEnd, banMs = ARGV[4], ARGV[5], tonumber(ARGV[6])
+local minuteEnd, dayEnd, banMs, requests = ARGV[4], ARGV[5], tonumber(ARGV[6]), tonumber(ARGV[7])
 local banEnd = tonumber(redis.call('GET', banKey) or '0')
-if banEnd > now then return {2, banEnd} end
 local minute = tonumber(redis.call('GET', minuteKey) or '0')
 local day = tonumber(redis.call('GET', dayKey) or '0')
-if minute >= rpm or day >= rpd then
-  local refusals = redis.call('INCR', refusalsKey)
-  if refusals == 1 then redis.call('PEXPIREAT', refusalsKey, minuteEnd) end
-  return refused(refusals, rpm, now, banMs, banKey, minute, day)
+local replies, counted = {}, false
+for _ = 1, requests do
+  local reply
+  if banEnd > now then
+    reply = {2, banEnd}
+  elseif minute >= rpm or day >= rpd then
+    local refusals = redis.call('INCR', refusalsKey)
+    if refusals == 1 then redis.call('PEXPIREAT', refusalsKey, minuteEnd) end
+    reply = refused(refusals, rpm, now, banMs, banKey, minute, day)
+    if reply[1] == 2 then banEnd = reply[2] end
+  else
+    minute = redis.call('INCR', minuteKey)
+    if minute == 1 then redis.call('PEXPIREAT', minuteKey, minuteEnd) end
+    day = redis.call('INCR', dayKey)
+    if day == 1 then redis.call('PEXPIREAT', dayKey, dayEnd) end
+    counted = true
+    reply = {0, minute, day}
+  end
+  replies[#replies + 1] = reply[1]
+  replies[#replies + 1] = reply[2]
+  replies[#replies + 1] = reply[3] or 0
 end
-minute = redis.call('INCR', minuteKey)
-if minute == 1 then redis.call('PEXPIREAT', minuteKey, minuteEnd) end
-day = redis.call('INCR', dayKey)
-if day == 1 then redis.call('PEXPIREAT', dayKey, dayEnd) end
-local storeVersion = redis.call('GET', storeVersionKey)
-if not storeVersion then
-  local time = redis.call('TIME')
-  storeVersion = 'since ' .. time[1] .. '.' .. time[2]
-  redis.call('SET', storeVersionKey, storeVersion)
+local storeVersion = false
+if counted then
+  storeVersion = redis.call('GET', storeVersionKey)
+  if not storeVersion then
+    local time = redis.call('TIME')
+    storeVersion = 'since ' .. time[1] .. '.' .. time[2]
+    redis.call('SET', storeVersionKey, storeVersion)
+  end
 end
-return {0, minute, day, storeVersion}
+replies[#replies + 1] = storeVersion
+return replies
 `
 
 /**

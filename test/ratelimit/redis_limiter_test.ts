@@ -90,6 +90,89 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
     expect(decisions.filter((d) => d.refusal === 'key_banned').length).toBe(80)
   })
 
+  test("decides a turn's requests of a key, counted by one call, exactly as one at a time", async () => {
+    const { limiter } = await redisTestLimiter({ timeoutMs: 10_000 }, cleanups)
+    const memory = new MemoryRateLimiter()
+    const small: Limits = { rpm: 5, rpd: 12 }
+    const subjects: [Subject, Limits][] = [
+      [11, small],
+      [12, small],
+      [13, free],
+      ['ip:::2', small],
+    ]
+    let seed = 11
+    const random = () => {
+      seed = (seed * 1103515245 + 12345) % 2 ** 31
+      return seed / 2 ** 31
+    }
+    // Bursts made in one turn, as concurrent requests are: subjects mixed, and `now` moving by a millisecond
+    // and back within a burst, so a key's requests with another `now` between them are not counted together.
+    // Across a minute's end `now` only moves on, as a clock does (the in-memory limiter keeps one minute).
+    let base = T0 + 1000
+    const differences: string[] = []
+    const kinds = new Set<string>()
+    for (let burst = 0; burst < 80; burst++) {
+      const requests = Array.from({ length: 1 + Math.floor(random() * 14) }, () => {
+        const [subject, limits] = subjects[Math.floor(random() * (random() < 0.7 ? 1 : subjects.length))]!
+        return { subject, limits, now: base + (random() < 0.3 ? 1 : 0) }
+      })
+      if ((base + 1) % MINUTE_MS === 0) requests.sort((a, b) => a.now - b.now)
+      const expected = requests.map(({ subject, limits, now }) => memory.consume(subject, limits, now))
+      const actual = await Promise.all(
+        requests.map(({ subject, limits, now }) => limiter.consume(subject, limits, now)),
+      )
+      actual.forEach((decision, i) => {
+        kinds.add(`${decision.refusal ?? 'allowed'} ${decision.window}`)
+        if (counts(decision) !== counts(expected[i]))
+          differences.push(`burst ${burst} #${i}: ${JSON.stringify(decision)} vs ${JSON.stringify(expected[i])}`)
+      })
+      // Mostly the same minute; now and then the next one, the minute's last millisecond (a burst across two
+      // minutes), or past a ban.
+      const step = random()
+      if (step < 0.6) base += 2
+      else if (step < 0.8) base += MINUTE_MS
+      else if (step < 0.9) base = Math.ceil((base + 2) / MINUTE_MS) * MINUTE_MS - 1
+      else base += BAN_MS
+    }
+    expect(differences).toEqual([])
+    expect([...kinds]).toEqual(
+      expect.arrayContaining([
+        'allowed minute',
+        'rate_limit_exceeded minute',
+        'key_banned ban',
+        'rate_limit_exceeded day',
+      ]),
+    )
+  })
+
+  test("sends one call for a key's requests of one turn, and one per key", async () => {
+    const { limiter } = await redisTestLimiter({}, cleanups)
+    const redis = new RedisClient(TEST_REDIS_URL!)
+    const scriptCalls = async () => {
+      const stats = String(await redis.send('INFO', ['commandstats']))
+      return Number(/cmdstat_evalsha:calls=(\d+)/.exec(stats)?.[1] ?? 0)
+    }
+    try {
+      const before = await scriptCalls()
+      const decisions = await Promise.all([
+        ...Array.from({ length: 50 }, () => limiter.consume(21, free, T0 + 7000)),
+        ...Array.from({ length: 10 }, () => limiter.consume(22, free, T0 + 7000)),
+      ])
+      expect(await scriptCalls()).toBe(before + 2)
+      expect(decisions.slice(0, 50).map((decision) => decision.remaining)).toEqual(
+        Array.from({ length: 50 }, (_, i) => 59 - i),
+      )
+      expect(decisions.slice(50).map((decision) => decision.remaining)).toEqual([
+        59, 58, 57, 56, 55, 54, 53, 52, 51, 50,
+      ])
+      // The next turn's request is counted by a call of its own, after them.
+      expect((await limiter.consume(21, free, T0 + 7000)).remaining).toBe(9)
+      expect(await scriptCalls()).toBe(before + 3)
+    } finally {
+      redis.close()
+    }
+  })
+
   test('keys expire when their window ends', async () => {
     const { limiter, prefix } = await redisTestLimiter({}, cleanups)
     const now = T0 + 12_345
@@ -183,6 +266,13 @@ describe('RedisRateLimiter that cannot reach Redis', () => {
     })
     expect(await limiter.peek(1, free, now)).toBeUndefined()
     expect(await limiter.health()).toBe('down')
+  })
+
+  test("closed: a turn's requests of a key, and the next turn's, all decided rate_limiter_unavailable", async () => {
+    const { limiter } = await redisTestLimiter({ url: NO_REDIS, failureMode: 'closed', timeoutMs: 200 }, cleanups)
+    const turn = await Promise.all(Array.from({ length: 5 }, () => limiter.consume(1, free, T0)))
+    expect(turn.map((decision) => decision.refusal)).toEqual(Array(5).fill('rate_limiter_unavailable'))
+    expect((await limiter.consume(1, free, T0)).refusal).toBe('rate_limiter_unavailable')
   })
 
   test('open: decides with the in-process fallback; /health says degraded', async () => {
