@@ -22,6 +22,7 @@ import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
+import { spawnPinned } from '../lib/processes'
 import { median } from '../lib/rounds'
 import { SCENARIOS } from '../lib/scenarios'
 import { seedDatabase, seedPostgres } from '../lib/seed'
@@ -225,26 +226,18 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   return measured(pid, base, key)
 }
 
-/** `serve` of `root` pinned to CPU 0 on `port` with `env`, once it answers `/health`; stopped by `stops`. */
+/**
+ * `serve` of `root` pinned to CPU 0 on `port` with `env`, once it says it listens; stopped by `stops`. A server
+ * that exits or stays silent for a minute is an error with its output, not a wrk run against nothing.
+ */
 async function started(root: string, port: number, stops: (() => void)[], env: Record<string, string>) {
-  const server = Bun.spawn(['taskset', '-c', '0', BUN, 'src/main.ts', 'serve'], {
-    cwd: root,
-    env: { ...process.env, PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
-    stdout: 'ignore',
-    stderr: 'ignore',
-  })
-  stops.push(() => server.kill())
-  const base = `http://127.0.0.1:${port}`
-  for (let i = 0; i < 100; i++)
-    if (
-      await fetch(`${base}/health`).then(
-        (r) => r.ok,
-        () => false,
-      )
-    )
-      break
-    else await Bun.sleep(100)
-  return { pid: server.pid, base }
+  const server = await spawnPinned(
+    [BUN, join(root, 'src', 'main.ts'), 'serve'],
+    { PORT: String(port), HOST: '127.0.0.1', LOG_LEVEL: 'warn', ...env },
+    /listening on http:\/\//,
+  )
+  stops.push(() => server.proc.kill())
+  return { pid: server.pid, base: `http://127.0.0.1:${port}` }
 }
 
 /** The scenario's measurement of the server `pid` at `base` with `key` (the Free key banned first on the 429 path). */
