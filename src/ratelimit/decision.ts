@@ -1,6 +1,6 @@
 import type { Limits } from '../keys/plans'
 import type { QuotaStatus, WindowQuota } from './schema'
-import { windowEnds } from './windows'
+import { windowsAt } from './windows'
 
 /** Why a request was refused: over a limit, banned, or a shared limiter that cannot be asked (and must not let it pass). */
 export type RefusalCode = 'rate_limit_exceeded' | 'key_banned' | 'rate_limiter_unavailable'
@@ -124,7 +124,7 @@ export function limiterUnavailable(limits: Limits, now: number): RateDecision {
  * the window with fewer requests left. Never a refusal.
  */
 export function describeUsage({ usedMinute, usedDay, banEnd }: Usage, limits: Limits, now: number): RateDecision {
-  const { minuteEnd, dayEnd } = windowEnds(now)
+  const { minuteEnd, dayEnd } = windowsAt(now)
   const looked = (decision: RateDecision): RateDecision => ({ ...decision, refusal: undefined, retryAfter: 0 })
   if (banEnd !== undefined && banEnd > now) return looked(refused('key_banned', 'ban', limits, limits.rpm, banEnd, now))
   if (usedDay >= limits.rpd) return looked(refused('rate_limit_exceeded', 'day', limits, usedDay, dayEnd, now))
@@ -135,7 +135,7 @@ export function describeUsage({ usedMinute, usedDay, banEnd }: Usage, limits: Li
 
 /** Both windows and the ban of a subject, for a client to read. */
 export function quotaStatus({ usedMinute, usedDay, banEnd }: Usage, { rpm, rpd }: Limits, now: number): QuotaStatus {
-  const { minuteEnd, dayEnd } = windowEnds(now)
+  const { minuteEnd, dayEnd } = windowsAt(now)
   const window = (limit: number, used: number, end: number): WindowQuota => {
     const counted = Math.min(used, limit)
     return { limit, used: counted, remaining: limit - counted, reset: end / 1000 }

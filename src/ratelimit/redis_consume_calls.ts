@@ -1,19 +1,11 @@
 import type { Limits } from '../keys/plans'
-import { DAY_MS, MINUTE_MS } from '../time'
 import { allowed, type RateDecision, refused } from './decision'
 import type { Subject } from './limiter'
 import type { RedisConnection } from './redis_connection'
 import { REDIS_SCRIPTS } from './redis_scripts'
-import { BAN_MS } from './windows'
+import { BAN_MS, windowsAt } from './windows'
 
 const BAN_TEXT = String(BAN_MS)
-
-/** The windows a moment falls in: their numbers (in the keys' names) and their ends (epoch ms). */
-export function windowsAt(now: number) {
-  const minute = Math.floor(now / MINUTE_MS)
-  const day = Math.floor(now / DAY_MS)
-  return { minute, day, minuteEnd: (minute + 1) * MINUTE_MS, dayEnd: (day + 1) * DAY_MS }
-}
 
 /** Where a request's decision is: in the reply of the call that counts it, from index `at` (three numbers). */
 export interface ConsumeSeat {
@@ -42,23 +34,26 @@ interface OpenCall {
  */
 export class ConsumeCalls {
   readonly #redis: RedisConnection
+  readonly #keysOf: (subject: Subject, now: number) => string[]
   readonly #open = new Map<Subject, OpenCall>()
   #argumentsAt = Number.NaN
   #arguments: string[] = []
 
-  constructor(redis: RedisConnection) {
+  /** `keysOf` names the script's keys for a subject at a moment (its ban, its windows, the store's version). */
+  constructor(redis: RedisConnection, keysOf: (subject: Subject, now: number) => string[]) {
     this.#redis = redis
+    this.#keysOf = keysOf
   }
 
-  /** Counts a request of `subject` in this turn's call for it, or in a new one on `keys()` (its keys at `now`). */
-  join(subject: Subject, limits: Limits, now: number, keys: () => string[]): ConsumeSeat {
+  /** Counts a request of `subject` in this turn's call for it, or in a new one. */
+  join(subject: Subject, limits: Limits, now: number): ConsumeSeat {
     let call = this.#open.get(subject)
     if (call === undefined || call.now !== now || call.rpm !== limits.rpm || call.rpd !== limits.rpd)
-      call = this.#opened(subject, limits, now, keys())
+      call = this.#opened(subject, limits, now)
     return { reply: call.reply, at: 3 * call.size++ }
   }
 
-  #opened(subject: Subject, { rpm, rpd }: Limits, now: number, keys: string[]): OpenCall {
+  #opened(subject: Subject, { rpm, rpd }: Limits, now: number): OpenCall {
     const { minuteEnd, dayEnd } = windowsAt(now)
     const windows = this.windowArguments(now, minuteEnd, dayEnd)
     const call: OpenCall = { now, rpm, rpd, size: 0, reply: undefined as never }
@@ -67,7 +62,7 @@ export class ConsumeCalls {
       if (this.#open.get(subject) === call) this.#open.delete(subject)
     }
     this.#open.set(subject, call)
-    call.reply = this.#redis.evaluateWhenSent(REDIS_SCRIPTS.consume, keys, () => {
+    call.reply = this.#redis.evaluateWhenSent(REDIS_SCRIPTS.consume, this.#keysOf(subject, now), () => {
       close()
       return [String(rpm), String(rpd), ...windows, String(call.size)]
     })

@@ -7,9 +7,10 @@ import { limiterUnavailable, type RateDecision, refused, type Usage } from './de
 import type { LimiterHealth, RateLimiter, Subject } from './limiter'
 import { DEFAULT_ANONYMOUS_MAX } from './memory_limiter'
 import { RedisConnection } from './redis_connection'
-import { ConsumeCalls, decisionOf, windowsAt } from './redis_consume_calls'
+import { ConsumeCalls, decisionOf } from './redis_consume_calls'
 import { REDIS_SCRIPTS } from './redis_scripts'
 import { isAnonymousSubject, isKeySubject } from './subject'
+import { windowsAt } from './windows'
 
 /** How long a reset is remembered, so instances that hear of it late do not apply it again: the longest window. */
 const RESET_REMEMBERED_MS = DAY_MS
@@ -75,7 +76,11 @@ export class RedisRateLimiter implements RateLimiter {
       timeoutMs,
       duringOutage: options.failureMode === 'open' ? 'requests go on, limited per instance' : '/v1 answers 503',
     })
-    this.#calls = new ConsumeCalls(this.#redis)
+    this.#calls = new ConsumeCalls(this.#redis, (subject, now) => {
+      const { minute, day } = windowsAt(now)
+      const base = this.#base(subject)
+      return [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`, this.#storeVersionKey]
+    })
   }
 
   /**
@@ -101,11 +106,7 @@ export class RedisRateLimiter implements RateLimiter {
   async #consume(subject: Subject, limits: Limits, now: number): Promise<RateDecision> {
     const resets = this.#resets
     const breaks = this.#redis.breaks
-    const { reply, at } = this.#calls.join(subject, limits, now, () => {
-      const { minute, day } = windowsAt(now)
-      const base = this.#base(subject)
-      return [`${base}:ban`, `${base}:m:${minute}`, `${base}:d:${day}`, `${base}:r:${minute}`, this.#storeVersionKey]
-    })
+    const { reply, at } = this.#calls.join(subject, limits, now)
     let replies: unknown[]
     try {
       replies = (await reply) as unknown[]

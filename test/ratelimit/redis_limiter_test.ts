@@ -20,6 +20,14 @@ const cleanups = cleanupsAfterEach()
 /** A decision or reading as JSON without the store's version, which only a shared limiter reads (pets/shared_page_cache.ts). */
 const counts = (answer: object | undefined) => JSON.stringify(answer && { ...answer, storeVersion: undefined })
 
+/** A fixed pseudo-random sequence in [0, 1) from `seed`, so a walk is the same on every run. */
+function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+}
+
 describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
   test('decides, reads and refunds exactly as MemoryRateLimiter over minutes, a day boundary and a ban', async () => {
     // A generous timeout: on a busy machine a slow answer would be decided by the fallback instead.
@@ -33,11 +41,7 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
       ['ip:::1', small],
     ]
     // A fixed pseudo-random walk through time: bursts, minute changes, a ban, the next UTC day.
-    let seed = 7
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed / 2 ** 31
-    }
+    const random = seededRandom(7)
     let now = T0 + DAY_MS - 20 * MINUTE_MS
     const differences: string[] = []
     const kinds = new Set<string>()
@@ -100,11 +104,7 @@ describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
       [13, free],
       ['ip:::2', small],
     ]
-    let seed = 11
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed / 2 ** 31
-    }
+    const random = seededRandom(11)
     // Bursts made in one turn, as concurrent requests are: subjects mixed, and `now` moving by a millisecond
     // and back within a burst, so a key's requests with another `now` between them are not counted together.
     // Across a minute's end `now` only moves on, as a clock does (the in-memory limiter keeps one minute).
@@ -268,11 +268,15 @@ describe('RedisRateLimiter that cannot reach Redis', () => {
     expect(await limiter.health()).toBe('down')
   })
 
-  test("closed: a turn's requests of a key, and the next turn's, all decided rate_limiter_unavailable", async () => {
-    const { limiter } = await redisTestLimiter({ url: NO_REDIS, failureMode: 'closed', timeoutMs: 200 }, cleanups)
-    const turn = await Promise.all(Array.from({ length: 5 }, () => limiter.consume(1, free, T0)))
-    expect(turn.map((decision) => decision.refusal)).toEqual(Array(5).fill('rate_limiter_unavailable'))
-    expect((await limiter.consume(1, free, T0)).refusal).toBe('rate_limiter_unavailable')
+  test("a turn's requests of a key, failing together, are each decided by the failure mode, in order", async () => {
+    const closed = await redisTestLimiter({ url: NO_REDIS, failureMode: 'closed', timeoutMs: 200 }, cleanups)
+    const refusals = await Promise.all(Array.from({ length: 5 }, () => closed.limiter.consume(1, free, T0)))
+    expect(refusals.map((decision) => decision.refusal)).toEqual(Array(5).fill('rate_limiter_unavailable'))
+    const open = await redisTestLimiter({ url: NO_REDIS, failureMode: 'open', timeoutMs: 200 }, cleanups)
+    const counted = await Promise.all(Array.from({ length: 5 }, () => open.limiter.consume(1, free, T0)))
+    // Each counted by the fallback on its own, as one call each would have been.
+    expect(counted.map((decision) => decision.remaining)).toEqual([59, 58, 57, 56, 55])
+    expect((await open.limiter.consume(1, free, T0)).remaining).toBe(54)
   })
 
   test('open: decides with the in-process fallback; /health says degraded', async () => {
