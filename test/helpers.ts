@@ -204,3 +204,11 @@ export async function expectError(response: Response, status: number, code: stri
   expect(response.headers.get('content-type')).toStartWith('application/json')
   return body
 }
+
+/** A fixed pseudo-random sequence in [0, 1) from `seed`, so a walk is the same on every run. */
+export function seededRandom(seed: number): () => number {
+  return () => {
+    seed = (seed * 1103515245 + 12345) % 2 ** 31
+    return seed / 2 ** 31
+  }
+}

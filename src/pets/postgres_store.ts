@@ -13,6 +13,7 @@ import {
 import { answerToClaimed, type IdempotencyClaim } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
 import { ClaimTaken, earlierClaim, takeClaim } from './postgres_claims'
+import { PostgresPageReads } from './postgres_page_reads'
 import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -26,14 +27,17 @@ interface PetRow {
 
 /**
  * PetStore on PostgreSQL, for several instances sharing one database. No page
- * cache and no group commit: another instance may write at any time, and
- * PostgreSQL serves concurrent writers itself.
+ * cache of its own and no group commit: another instance may write at any
+ * time, and PostgreSQL serves concurrent writers itself. The unfiltered page
+ * reads of a turn share one statement (PostgresPageReads).
  */
 export class PostgresPetStore implements PetStore {
-  #sql: SQL
+  readonly #sql: SQL
+  readonly #pageReads: PostgresPageReads
 
   constructor(sql: SQL) {
     this.#sql = sql
+    this.#pageReads = new PostgresPageReads(sql)
   }
 
   list(query: PetListQuery): Promise<PetPage> {
@@ -96,15 +100,10 @@ export class PostgresPetStore implements PetStore {
   }
 
   async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
-    const sql = this.#sql
-    const rows = rowsForPage(limit)
+    if (status === undefined) return pageOf(await this.#pageReads.read(after, limit), limit)
     // The (status, id) index serves the filtered walk.
-    const found: PetRow[] =
-      status === undefined
-        ? await sql`SELECT id, name, category_id AS "categoryId", status FROM pets
-                    WHERE id > ${after} ORDER BY id LIMIT ${rows}`
-        : await sql`SELECT id, name, category_id AS "categoryId", status FROM pets
-                    WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${rows}`
+    const found: PetRow[] = await this.#sql`SELECT id, name, category_id AS "categoryId", status FROM pets
+      WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${rowsForPage(limit)}`
     return pageOf(found.map(toPet), limit)
   }
 

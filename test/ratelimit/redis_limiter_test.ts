@@ -7,7 +7,7 @@ import type { RateLimiter, Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { DAY_MS, MINUTE_MS } from '../../src/time'
-import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp } from '../helpers'
+import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp, seededRandom } from '../helpers'
 import { withList } from '../pets/counted_store'
 import { redisTestLimiter, SHARED_STORES, TEST_REDIS_URL } from '../shared_services'
 
@@ -19,14 +19,6 @@ const cleanups = cleanupsAfterEach()
 
 /** A decision or reading as JSON without the store's version, which only a shared limiter reads (pets/shared_page_cache.ts). */
 const counts = (answer: object | undefined) => JSON.stringify(answer && { ...answer, storeVersion: undefined })
-
-/** A fixed pseudo-random sequence in [0, 1) from `seed`, so a walk is the same on every run. */
-function seededRandom(seed: number): () => number {
-  return () => {
-    seed = (seed * 1103515245 + 12345) % 2 ** 31
-    return seed / 2 ** 31
-  }
-}
 
 describe.skipIf(!SHARED_STORES)('RedisRateLimiter', () => {
   test('decides, reads and refunds exactly as MemoryRateLimiter over minutes, a day boundary and a ban', async () => {

@@ -1,0 +1,91 @@
+// What a page read costs on PostgreSQL, read by a statement of its own or with
+// the other reads of its turn in one statement (src/pets/postgres_page_reads.ts):
+// 50 chains each reading a random page of 20 (21 rows) after another, the CPU of
+// this process (Bun's client) and of PostgreSQL's processes per page, interleaved
+// rounds. Seeds a database of its own with 100,000 pets and drops it after.
+// Run it pinned apart from PostgreSQL (`.ci/services start` pins it to CPU 1):
+//
+//   DATABASE_URL=postgres://... taskset -c 0 bun bench/probes/page_reads.ts [--rounds 7] [--pages 20000]
+
+import { parseArgs } from 'node:util'
+import { SQL } from 'bun'
+import { PostgresPageReads } from '../../src/pets/postgres_page_reads'
+import { cpuSeconds } from '../lib/processes'
+import { spread } from '../lib/rounds'
+import { seedPostgres } from '../lib/seed'
+
+const PETS = 100_000
+const CHAINS = 50
+const { values } = parseArgs({
+  options: { rounds: { type: 'string', default: '7' }, pages: { type: 'string', default: '20000' } },
+})
+const server = process.env.DATABASE_URL
+if (server === undefined) throw new Error('set DATABASE_URL to a PostgreSQL server this probe may create a database on')
+
+const database = `page_reads_probe_${process.pid}`
+const { url } = await seedPostgres(server, database, PETS)
+const sql = new SQL(url, { max: 10 })
+try {
+  const grouped = new PostgresPageReads(sql)
+  const reads: Record<string, (after: number) => Promise<unknown[]>> = {
+    'a statement each': async (after) => {
+      const rows: { id: string; name: string; categoryId: string; status: string }[] =
+        await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${21}`
+      return rows.map((r) => ({ id: Number(r.id), name: r.name, categoryId: Number(r.categoryId), status: r.status }))
+    },
+    'one statement a turn': (after) => grouped.read(after, 20),
+  }
+  const figures = Object.fromEntries(
+    Object.keys(reads).map((name) => [name, { client: [] as number[], postgres: [] as number[] }]),
+  )
+  const names = Object.keys(reads)
+  for (const name of names) await measure(reads[name]!, 3000)
+  for (let round = 0; round < Number(values.rounds); round++)
+    for (let i = 0; i < names.length; i++) {
+      const name = names[(i + round) % names.length]!
+      const { client, postgres } = await measure(reads[name]!, Number(values.pages))
+      figures[name]!.client.push(client)
+      figures[name]!.postgres.push(postgres)
+    }
+  console.log(`CPU µs per page of 20, median [min–max] of ${values.rounds} rounds, ${CHAINS} reads at once:`)
+  for (const name of names)
+    console.log(
+      `  ${name.padEnd(22)} Bun ${spread(figures[name]!.client, 1)}   PostgreSQL ${spread(figures[name]!.postgres, 1)}`,
+    )
+} finally {
+  await sql.close()
+  const admin = new SQL(server, { max: 1 })
+  await admin`DROP DATABASE ${admin(database)}`
+  await admin.close()
+}
+
+/** `pages` random reads by `CHAINS` chains; this process's and PostgreSQL's CPU µs per page. */
+async function measure(read: (after: number) => Promise<unknown[]>, pages: number) {
+  let left = pages
+  const postgresBefore = postgresCpu()
+  const start = process.cpuUsage()
+  await Promise.all(
+    Array.from({ length: CHAINS }, async () => {
+      while (left-- > 0) {
+        const page = await read(Math.floor(Math.random() * (PETS - 21)))
+        if (page.length !== 21) throw new Error(`a page of ${page.length} rows, not 21`)
+      }
+    }),
+  )
+  const used = process.cpuUsage(start)
+  return { client: (used.user + used.system) / pages, postgres: ((postgresCpu() - postgresBefore) * 1e6) / pages }
+}
+
+/** CPU seconds of every process of the user `postgres` (the postmaster and its backends). */
+function postgresCpu(): number {
+  const pids = Bun.spawnSync(['pgrep', '-u', 'postgres']).stdout.toString().trim().split(/\s+/).filter(Boolean)
+  let seconds = 0
+  for (const pid of pids) {
+    try {
+      seconds += cpuSeconds(Number(pid))
+    } catch {
+      // A backend that ended between the listing and the read.
+    }
+  }
+  return seconds
+}
