@@ -48,8 +48,10 @@ export interface DeploymentResult {
   /** ...PostgreSQL's processes (the postmaster and its backends), and Redis's, for the shared deployments. */
   postgresCpuMicros?: number
   redisCpuMicros?: number
-  /** The service's CPU per request over the single process's in the same rounds. */
+  /** The service's CPU per request over the single process's in the same rounds... */
   multiple?: number
+  /** ...and round by round (each round's two figures divided), for the spread: the lowest and the highest. */
+  multipleRange?: [number, number]
   /** Connection errors and timeouts (10 s) of every run, wrk's and autocannon's; `wrkErrors` of them wrk's. */
   errors: number
   wrkErrors: number
@@ -232,6 +234,8 @@ async function measureScaleOut(
   const perRequest = (runs: Round[], pick: (run: Round) => number) =>
     (sum(runs.map(pick)) / sum(runs.map((run) => run.requests))) * 1e6
   const singleCpu = perRequest(singleRounds, (run) => run.service)
+  const byRound = (runs: Round[]) =>
+    runs.map((run, round) => perRequest([run], (r) => r.service) / perRequest([singleRounds[round]!], (r) => r.service))
   return {
     scenario: scenario.name,
     what: scenario.what,
@@ -250,6 +254,7 @@ async function measureScaleOut(
               postgresCpuMicros: perRequest(runs, (run) => run.postgres),
               redisCpuMicros: perRequest(runs, (run) => run.redis),
               multiple: serviceCpuMicros / singleCpu,
+              multipleRange: [Math.min(...byRound(runs)), Math.max(...byRound(runs))] as [number, number],
             }
           : {}),
         errors: sum(runs.map((run) => run.errors)) + sum(checked.map((run) => run.errors)),
@@ -325,7 +330,7 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
       'deployment',
       'wrk req/s (all instances)',
       'service CPU µs/request',
-      '× SQLite + memory',
+      '× SQLite + memory [rounds]',
       'target',
       'PostgreSQL CPU µs/request',
       'Redis CPU µs/request',
@@ -340,7 +345,9 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
         d.deployment,
         Math.round(d.wrkRps).toLocaleString('en'),
         d.serviceCpuMicros.toFixed(1),
-        d.multiple === undefined ? '' : `${d.multiple.toFixed(2)}×`,
+        d.multiple === undefined
+          ? ''
+          : `${d.multiple.toFixed(2)}× [${d.multipleRange!.map((m) => m.toFixed(2)).join('–')}]`,
         d.multiple === undefined || result.target === undefined ? '' : `≤ ${result.target}×`,
         micros(d.postgresCpuMicros),
         micros(d.redisCpuMicros),

@@ -113,6 +113,9 @@ describe('the bench, as a smoke run', () => {
           for (const deployment of shared) {
             // The multiple is the two deployments' own figures of this run, divided; the shared stores' CPU beside it.
             expect(deployment.multiple).toBe(deployment.serviceCpuMicros / single!.serviceCpuMicros)
+            // One round: its multiple is the lowest and the highest.
+            expect(deployment.multipleRange![0]).toBeCloseTo(deployment.multiple!, 9)
+            expect(deployment.multipleRange![1]).toBeCloseTo(deployment.multiple!, 9)
             expect(deployment.postgresCpuMicros).toBeGreaterThanOrEqual(0)
             expect(deployment.redisCpuMicros).toBeGreaterThan(0)
           }
