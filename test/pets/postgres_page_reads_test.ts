@@ -39,13 +39,14 @@ describe.skipIf(!SHARED_STORES)('PostgresPageReads', () => {
     const { sql: countedSql, statements } = counted(sql)
     const reads = new PostgresPageReads(countedSql)
     const random = seededRandom(32)
-    // Starts inside, at the edges and past the end; sizes from 1 to 100; one start asked twice.
+    // Starts inside, at the edges, past the end and at the largest id; sizes from 1 to 100; one start asked twice.
     const asked = [
       { after: 0, limit: 1 },
       { after: 0, limit: 100 },
       { after: 299, limit: 20 },
       { after: 300, limit: 20 },
       { after: 5000, limit: 3 },
+      { after: Number.MAX_SAFE_INTEGER, limit: 100 },
       { after: 150, limit: 20 },
       { after: 150, limit: 20 },
       ...Array.from({ length: 25 }, () => ({
