@@ -18,7 +18,7 @@ type GroupedRow = [read: string, id: string, name: string, categoryId: string, s
  * without a status) in one statement, not one each: each read waits for
  * `setImmediate`, and the turn's reads then go out as one array of
  * (after, rows), walked by a lateral join, the same index scan a read alone
- * makes. A statement costs Bun's client about 40 µs of CPU whatever it
+ * makes. A statement costs Bun's client 30 to 40 µs of CPU whatever it
  * returns, so the requests a turn serves together (a Redis reply wakes a
  * key's requests of a turn at once) share that cost (bench/README.md,
  * "One statement for a turn's page reads").
