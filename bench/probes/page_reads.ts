@@ -10,6 +10,7 @@
 import { parseArgs } from 'node:util'
 import { SQL } from 'bun'
 import { PostgresPageReads } from '../../src/pets/postgres_page_reads'
+import { type PetRow, toPet } from '../../src/pets/postgres_rows'
 import { cpuSeconds } from '../lib/processes'
 import { spread } from '../lib/rounds'
 import { seedPostgres } from '../lib/seed'
@@ -29,9 +30,9 @@ try {
   const grouped = new PostgresPageReads(sql)
   const reads: Record<string, (after: number) => Promise<unknown[]>> = {
     'a statement each': async (after) => {
-      const rows: { id: string; name: string; categoryId: string; status: string }[] =
+      const rows: PetRow[] =
         await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${21}`
-      return rows.map((r) => ({ id: Number(r.id), name: r.name, categoryId: Number(r.categoryId), status: r.status }))
+      return rows.map(toPet)
     },
     'one statement a turn': (after) => grouped.read(after, 20),
   }

@@ -1,6 +1,7 @@
 import type { SQL } from 'bun'
 import { rowsForPage } from './paging'
-import type { Pet, PetStatus } from './schema'
+import { type PetRow, toPet } from './postgres_rows'
+import type { Pet } from './schema'
 
 /** A page read waiting for its turn's statement: where it starts, how many rows it wants, and who waits. */
 interface WaitingRead {
@@ -10,8 +11,8 @@ interface WaitingRead {
   reject: (error: unknown) => void
 }
 
-/** A row of the turn's statement, as Bun reads it: the read it answers (from 1), then the pet; bigint as text. */
-type GroupedRow = [read: string, id: string, name: string, categoryId: string, status: PetStatus]
+/** A row of the turn's statement: the read it answers (from 1, as text), and the pet. */
+type GroupedRow = PetRow & { read: string }
 
 /**
  * The unfiltered page reads of one turn of the event loop (`GET /v1/pets`
@@ -51,21 +52,19 @@ export class PostgresPageReads {
     let rows: GroupedRow[]
     try {
       rows = await this.#sql`
-        SELECT r.read, p.id, p.name, p.category_id, p.status
+        SELECT r.read, p.id, p.name, p.category_id AS "categoryId", p.status
         FROM unnest(${reads.map((r) => r.after)}::bigint[], ${reads.map((r) => r.rows)}::int[])
           WITH ORDINALITY AS r(after, rows, read)
         CROSS JOIN LATERAL (
           SELECT id, name, category_id, status FROM pets WHERE id > r.after ORDER BY id LIMIT r.rows
         ) AS p
-        ORDER BY r.read, p.id`.values()
+        ORDER BY r.read, p.id`
     } catch (error) {
       for (const read of reads) read.reject(error)
       return
     }
     const pages: Pet[][] = reads.map(() => [])
-    // Exact: ids and categories are capped at 2^53 - 1 by the schema.
-    for (const [read, id, name, categoryId, status] of rows)
-      pages[Number(read) - 1]!.push({ id: Number(id), name, categoryId: Number(categoryId), status })
+    for (const row of rows) pages[Number(row.read) - 1]!.push(toPet(row))
     for (let i = 0; i < reads.length; i++) reads[i]!.resolve(pages[i]!)
   }
 }

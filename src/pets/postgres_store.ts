@@ -14,16 +14,9 @@ import { answerToClaimed, type IdempotencyClaim } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
 import { ClaimTaken, earlierClaim, takeClaim } from './postgres_claims'
 import { PostgresPageReads } from './postgres_page_reads'
-import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet, type PetStatus } from './schema'
+import { type PetRow, toPet } from './postgres_rows'
+import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
-
-/** A pets row as Bun reads it: PostgreSQL's bigint arrives as text. */
-interface PetRow {
-  id: string
-  name: string
-  categoryId: string
-  status: PetStatus
-}
 
 /**
  * PetStore on PostgreSQL, for several instances sharing one database. No page
@@ -158,9 +151,4 @@ async function hasOrder(tx: SQL, id: number, status?: string): Promise<boolean> 
       ? await tx`SELECT 1 FROM orders WHERE pet_id = ${id} LIMIT 1`
       : await tx`SELECT 1 FROM orders WHERE pet_id = ${id} AND status = ${status} LIMIT 1`
   return found.length > 0
-}
-
-/** Exact: ids and categories are capped at 2^53 - 1 by the schema. */
-function toPet(row: PetRow): Pet {
-  return { id: Number(row.id), name: row.name, categoryId: Number(row.categoryId), status: row.status }
 }

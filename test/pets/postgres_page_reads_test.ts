@@ -79,7 +79,7 @@ describe.skipIf(!SHARED_STORES)('PostgresPageReads', () => {
     const sql = await poolWithPets(5)
     let failing = true
     const flaky = ((strings: TemplateStringsArray, ...values: unknown[]) => {
-      if (failing) return { values: () => Promise.reject(new Error('connection lost')) }
+      if (failing) return Promise.reject(new Error('connection lost'))
       return sql(strings, ...values)
     }) as unknown as SQL
     const reads = new PostgresPageReads(flaky)
