@@ -234,8 +234,13 @@ async function measureScaleOut(
   const perRequest = (runs: Round[], pick: (run: Round) => number) =>
     (sum(runs.map(pick)) / sum(runs.map((run) => run.requests))) * 1e6
   const singleCpu = perRequest(singleRounds, (run) => run.service)
-  const byRound = (runs: Round[]) =>
-    runs.map((run, round) => perRequest([run], (r) => r.service) / perRequest([singleRounds[round]!], (r) => r.service))
+  /** The lowest and the highest of a deployment's multiples round by round (each round's two figures divided). */
+  const roundRange = (runs: Round[]): [number, number] => {
+    const multiples = runs.map(
+      (run, round) => perRequest([run], (r) => r.service) / perRequest([singleRounds[round]!], (r) => r.service),
+    )
+    return [Math.min(...multiples), Math.max(...multiples)]
+  }
   return {
     scenario: scenario.name,
     what: scenario.what,
@@ -254,7 +259,7 @@ async function measureScaleOut(
               postgresCpuMicros: perRequest(runs, (run) => run.postgres),
               redisCpuMicros: perRequest(runs, (run) => run.redis),
               multiple: serviceCpuMicros / singleCpu,
-              multipleRange: [Math.min(...byRound(runs)), Math.max(...byRound(runs))] as [number, number],
+              multipleRange: roundRange(runs),
             }
           : {}),
         errors: sum(runs.map((run) => run.errors)) + sum(checked.map((run) => run.errors)),
