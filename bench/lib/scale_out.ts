@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from 'node:fs'
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exhaustFreeKey, type LoadResult, runLoad } from './load'
@@ -8,7 +8,7 @@ import { median } from './rounds'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios'
 import { seedDatabase, seedPostgres } from './seed'
 import type { BenchServers, Running } from './servers'
-import { startSharedServices, stopSharedServices } from './shared_services'
+import { postgresCpu, postgresCpuSince, redisCpu, startSharedServices, stopSharedServices } from './shared_services'
 import { runWrk, wrkScript } from './wrk'
 
 /** The scenarios the scale-out run measures unless `--only` names others: the three with targets, and the writes. */
@@ -208,9 +208,7 @@ async function measureScaleOut(
         redis: redisCpu(servicesDir),
       }
       const runs = await wrkRun(deployment, options.duration)
-      const postgresAfter = postgresCpu(servicesDir)
-      let postgres = 0
-      for (const [pid, seconds] of postgresAfter) postgres += seconds - (before.postgres.get(pid) ?? 0)
+      const postgres = postgresCpuSince(servicesDir, before.postgres)
       rounds.get(deployment.name)!.push({
         wrk: sum(runs.map((run) => run.rps)),
         requests: sum(runs.map((run) => run.requests)),
@@ -299,33 +297,6 @@ async function checkAnswers(scenario: Scenario, deployment: Deployment, options:
 }
 
 const sum = (xs: readonly number[]) => xs.reduce((total, x) => total + x, 0)
-
-/** CPU seconds of every PostgreSQL process (the postmaster and the processes it forked), by PID. */
-function postgresCpu(servicesDir: string): Map<number, number> {
-  const postmaster = Number(readFileSync(join(servicesDir, 'postgres.pid'), 'utf8').trim())
-  const pids = [postmaster, ...childrenOf(postmaster)]
-  const seconds = new Map<number, number>()
-  for (const pid of pids) {
-    try {
-      seconds.set(pid, cpuSeconds(pid))
-    } catch {
-      // Gone between the listing and the read (a backend that ended).
-    }
-  }
-  return seconds
-}
-
-function childrenOf(pid: number): number[] {
-  try {
-    return readFileSync(`/proc/${pid}/task/${pid}/children`, 'utf8').trim().split(/\s+/).filter(Boolean).map(Number)
-  } catch {
-    return []
-  }
-}
-
-function redisCpu(servicesDir: string): number {
-  return cpuSeconds(Number(readFileSync(join(servicesDir, 'redis.pid'), 'utf8').trim()))
-}
 
 /** The run as one Markdown table: per scenario and deployment, req/s and every process's CPU per request. */
 export function scaleOutTable(results: ScaleOutResult[]): string {

@@ -2,36 +2,37 @@
 // the other reads of its turn in one statement (src/pets/postgres_page_reads.ts):
 // 50 chains each reading a random page of 20 (21 rows) after another, the CPU of
 // this process (Bun's client) and of PostgreSQL's processes per page, interleaved
-// rounds. Seeds a database of its own with 100,000 pets and drops it after.
-// Run it pinned apart from PostgreSQL (`.ci/services start` pins it to CPU 1):
+// rounds. Starts a throwaway PostgreSQL (.ci/services) on CPU 1, seeds it with
+// 100,000 pets and stops it after. Run it on CPU 0, apart from PostgreSQL:
 //
-//   DATABASE_URL=postgres://... taskset -c 0 bun bench/probes/page_reads.ts [--rounds 7] [--pages 20000]
+//   taskset -c 0 bun bench/probes/page_reads.ts [--rounds 7] [--pages 20000]
 
+import { mkdtempSync, rmSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { SQL } from 'bun'
 import { PostgresPageReads } from '../../src/pets/postgres_page_reads'
 import { type PetRow, toPet } from '../../src/pets/postgres_rows'
-import { cpuSeconds } from '../lib/processes'
 import { spread } from '../lib/rounds'
 import { seedPostgres } from '../lib/seed'
+import { postgresCpu, postgresCpuSince, startSharedServices, stopSharedServices } from '../lib/shared_services'
 
 const PETS = 100_000
 const CHAINS = 50
 const { values } = parseArgs({
   options: { rounds: { type: 'string', default: '7' }, pages: { type: 'string', default: '20000' } },
 })
-const server = process.env.DATABASE_URL
-if (server === undefined) throw new Error('set DATABASE_URL to a PostgreSQL server this probe may create a database on')
-
-const database = `page_reads_probe_${process.pid}`
-const { url } = await seedPostgres(server, database, PETS)
-const sql = new SQL(url, { max: 10 })
+const servicesDir = mkdtempSync(join(tmpdir(), 'page-reads-services-'))
+let sql: SQL | undefined
 try {
+  const { url } = await seedPostgres(startSharedServices(servicesDir, 1).DATABASE_URL!, 'page_reads', PETS)
+  sql = new SQL(url, { max: 10 })
   const grouped = new PostgresPageReads(sql)
   const reads: Record<string, (after: number) => Promise<unknown[]>> = {
     'a statement each': async (after) => {
       const rows: PetRow[] =
-        await sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${21}`
+        await sql!`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${21}`
       return rows.map(toPet)
     },
     'one statement a turn': (after) => grouped.read(after, 20),
@@ -54,16 +55,15 @@ try {
       `  ${name.padEnd(22)} Bun ${spread(figures[name]!.client, 1)}   PostgreSQL ${spread(figures[name]!.postgres, 1)}`,
     )
 } finally {
-  await sql.close()
-  const admin = new SQL(server, { max: 1 })
-  await admin`DROP DATABASE ${admin(database)}`
-  await admin.close()
+  await sql?.close()
+  stopSharedServices(servicesDir)
+  rmSync(servicesDir, { recursive: true, force: true })
 }
 
 /** `pages` random reads by `CHAINS` chains; this process's and PostgreSQL's CPU µs per page. */
 async function measure(read: (after: number) => Promise<unknown[]>, pages: number) {
   let left = pages
-  const postgresBefore = postgresCpu()
+  const postgresBefore = postgresCpu(servicesDir)
   const start = process.cpuUsage()
   await Promise.all(
     Array.from({ length: CHAINS }, async () => {
@@ -74,19 +74,8 @@ async function measure(read: (after: number) => Promise<unknown[]>, pages: numbe
     }),
   )
   const used = process.cpuUsage(start)
-  return { client: (used.user + used.system) / pages, postgres: ((postgresCpu() - postgresBefore) * 1e6) / pages }
-}
-
-/** CPU seconds of every process of the user `postgres` (the postmaster and its backends). */
-function postgresCpu(): number {
-  const pids = Bun.spawnSync(['pgrep', '-u', 'postgres']).stdout.toString().trim().split(/\s+/).filter(Boolean)
-  let seconds = 0
-  for (const pid of pids) {
-    try {
-      seconds += cpuSeconds(Number(pid))
-    } catch {
-      // A backend that ended between the listing and the read.
-    }
+  return {
+    client: (used.user + used.system) / pages,
+    postgres: (postgresCpuSince(servicesDir, postgresBefore) * 1e6) / pages,
   }
-  return seconds
 }
