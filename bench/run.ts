@@ -47,8 +47,9 @@ const HELP = `Usage: bun bench/run.ts [options]      (npm run bench -- [options]
   --scale-out         the service on SQLite + memory, on PostgreSQL + Redis (one instance) and on three
                       instances sharing them, interleaved, with wrk and autocannon: req/s and each process's
                       CPU per request (the service on CPU 0; PostgreSQL, Redis and the load on CPU 1), the
-                      service's as a multiple of SQLite + memory's; scenarios: ${SCALE_OUT_SCENARIOS.join(', ')}
-                      unless --only names others; needs wrk
+                      service's as a multiple of SQLite + memory's, and in the scenarios with targets also of
+                      three SQLite + memory processes (like for like with three instances); scenarios:
+                      ${SCALE_OUT_SCENARIOS.join(', ')} unless --only names others; needs wrk
   --json FILE         write the results as JSON
   --svg FILE          write a chart of req/s against the baseline
   --help              this text

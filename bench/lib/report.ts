@@ -136,10 +136,13 @@ ${bars}
 `
 }
 
-/** One group of bars of a chart (a scenario): per server, its value, an optional whisker, and the text beside it. */
+/**
+ * One group of bars of a chart (a scenario): per server, its value, an
+ * optional whisker, and the text beside it; `undefined` leaves the server's place empty.
+ */
 export interface BarGroup {
   label: string
-  bars: { value: number; min?: number; max?: number; text: string }[]
+  bars: ({ value: number; min?: number; max?: number; text: string } | undefined)[]
 }
 
 /** Horizontal bars grouped by scenario, one colour per server as the legend names them, as SVG. */
@@ -153,7 +156,7 @@ export function groupedBars(chart: {
   textRoom: number
 }): string {
   const { names, colours, groups } = chart
-  const max = Math.max(1, ...groups.flatMap((group) => group.bars.map((b) => b.max ?? b.value)))
+  const max = Math.max(1, ...groups.flatMap((group) => group.bars.map((b) => b?.max ?? b?.value ?? 0)))
   const left = 120
   const width = 520
   const bar = 12
@@ -171,6 +174,7 @@ export function groupedBars(chart: {
     .map((group, g) => {
       const y0 = top + g * groupHeight
       const bars = group.bars.map((b, i) => {
+        if (b === undefined) return ''
         const y = y0 + i * (bar + 2)
         const end = b.max ?? b.value
         return [

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { exhaustFreeKey, type LoadResult, runLoad } from './load'
@@ -25,8 +25,10 @@ export const SCALE_OUT_SCENARIOS = [
 /** Per instance, the service's CPU per request on PostgreSQL + Redis as a multiple of SQLite + memory's: the targets. */
 export const SCALE_OUT_TARGETS: Record<string, number> = { 'hot list': 1.5, '429 path': 1.3, 'cold list': 2 }
 
-export const SINGLE_NAME = 'SQLite + memory, 1 instance'
-const sharedName = (instances: number) => `PostgreSQL + Redis, ${instances} instance${instances === 1 ? '' : 's'}`
+const instancesText = (instances: number) => `${instances} instance${instances === 1 ? '' : 's'}`
+const sqliteName = (instances: number) => `SQLite + memory, ${instancesText(instances)}`
+const sharedName = (instances: number) => `PostgreSQL + Redis, ${instancesText(instances)}`
+export const SINGLE_NAME = sqliteName(1)
 
 /** One way to deploy the service: its instances (driven at once, connections split evenly) and their keys. */
 interface Deployment {
@@ -35,6 +37,8 @@ interface Deployment {
   context: ScenarioContext
   /** Whether PostgreSQL and Redis serve it (their CPU is then measured beside the service's). */
   shared: boolean
+  /** The only scenarios it runs, when not all. */
+  scenarios?: readonly string[]
 }
 
 /** One deployment's figures in one scenario, over its rounds. */
@@ -52,6 +56,13 @@ export interface DeploymentResult {
   multiple?: number
   /** ...and round by round (each round's two figures divided), for the spread: the lowest and the highest. */
   multipleRange?: [number, number]
+  /**
+   * The same against SQLite + memory run as as many processes on the same
+   * CPU, when the scenario ran them: like for like, what sharing the core
+   * costs any process is in both figures. Equal to `multiple` for one instance.
+   */
+  sameInstancesMultiple?: number
+  sameInstancesRange?: [number, number]
   /** Connection errors and timeouts (10 s) of every run, wrk's and autocannon's; `wrkErrors` of them wrk's. */
   errors: number
   wrkErrors: number
@@ -98,7 +109,9 @@ export interface ScaleOutOptions {
  * `--scale-out`: the service on SQLite + memory (one process) and on
  * PostgreSQL + Redis (one instance, then three sharing the load), the same
  * pets in each, interleaved round by round with wrk (connections split
- * evenly over the instances), then autocannon checking every answer. The
+ * evenly over the instances), then autocannon checking every answer. In
+ * the scenarios with targets, three SQLite + memory processes too, on one
+ * file, each limiting alone: three instances' like-for-like reference. The
  * service's CPU per request is its own: it runs on CPU 0, PostgreSQL, Redis
  * and the load generator on CPU 1, and their CPU per request is read apart.
  * Prints the table; returns the exit status (1 on any wrong answer or error).
@@ -115,24 +128,36 @@ export async function compareScaleOut(options: ScaleOutOptions): Promise<number>
     const singleKeys = await seedDatabase(path, options.pets)
     const seeded = await seedPostgres(urls.DATABASE_URL!, 'scale_out', options.pets)
     const sharedEnv = { DATABASE_URL: seeded.url, REDIS_URL: urls.REDIS_URL! }
+    // Three processes on a copy of the same pets and keys (made before any process opens them), each limiting
+    // alone: the like-for-like reference of three shared instances (the same CPU shared, the same connections
+    // split), for the scenarios with targets.
+    const threePath = join(work, 'three.sqlite')
+    copyFileSync(path, threePath)
     const single = await servers.service({ DATABASE_PATH: path })
+    const three: Running[] = []
+    for (let i = 0; i < 3; i++) three.push(await servers.service({ DATABASE_PATH: threePath }))
     const shared: Running[] = []
     for (let i = 0; i < 3; i++) shared.push(await servers.service(sharedEnv))
+    const sqliteContext = { keys: singleKeys, pets: options.pets }
+    const sharedContext = { keys: seeded.keys, pets: options.pets }
     const deployments: Deployment[] = [
-      { name: SINGLE_NAME, instances: [single], context: { keys: singleKeys, pets: options.pets }, shared: false },
+      { name: SINGLE_NAME, instances: [single], context: sqliteContext, shared: false },
+      { name: sharedName(1), instances: shared.slice(0, 1), context: sharedContext, shared: true },
       {
-        name: sharedName(1),
-        instances: shared.slice(0, 1),
-        context: { keys: seeded.keys, pets: options.pets },
-        shared: true,
+        name: sqliteName(3),
+        instances: three,
+        context: sqliteContext,
+        shared: false,
+        scenarios: Object.keys(SCALE_OUT_TARGETS),
       },
-      { name: sharedName(3), instances: shared, context: { keys: seeded.keys, pets: options.pets }, shared: true },
+      { name: sharedName(3), instances: shared, context: sharedContext, shared: true },
     ]
     const names = options.only ?? SCALE_OUT_SCENARIOS
     const results: ScaleOutResult[] = []
     for (const scenario of SCENARIOS.filter((s) => names.includes(s.name))) {
       console.error(`bench: ${scenario.name} (${scenario.what}), ${options.rounds} rounds`)
-      results.push(await measureScaleOut(scenario, deployments, servicesDir, options))
+      const running = deployments.filter((d) => d.scenarios?.includes(scenario.name) ?? true)
+      results.push(await measureScaleOut(scenario, running, servicesDir, options))
       console.error(scaleOutTable(results.slice(-1)))
     }
     const report: ScaleOutReport = {
@@ -192,8 +217,11 @@ async function measureScaleOut(
     )
   }
   for (const deployment of deployments) {
-    // Banned now, so the ban (15 minutes) outlasts the scenario's rounds, however long the run before it took.
-    if (scenario.name === '429 path') await exhaustFreeKey(deployment.instances[0]!.url, deployment.context.keys.free)
+    // Banned now, so the ban (15 minutes) outlasts the scenario's rounds, however long the run before it took:
+    // through Redis on every shared instance at once, but in each SQLite + memory process apart, as each limits alone.
+    if (scenario.name === '429 path')
+      for (const instance of deployment.shared ? deployment.instances.slice(0, 1) : deployment.instances)
+        await exhaustFreeKey(instance.url, deployment.context.keys.free)
     await scenario.prepare?.(deployment.instances[0]!.url, deployment.context)
   }
   // Unmeasured first: each process's JIT warms up on this scenario's path.
@@ -228,17 +256,18 @@ async function measureScaleOut(
       runs[0]!.firstWrong ??= verified.problems[0]
     }
   }
-  const singleRounds = rounds.get(SINGLE_NAME)!
   const perRequest = (runs: Round[], pick: (run: Round) => number) =>
     (sum(runs.map(pick)) / sum(runs.map((run) => run.requests))) * 1e6
-  const singleCpu = perRequest(singleRounds, (run) => run.service)
-  /** The lowest and the highest of a deployment's multiples round by round (each round's two figures divided). */
-  const roundRange = (runs: Round[]): [number, number] => {
-    const multiples = runs.map(
-      (run, round) => perRequest([run], (r) => r.service) / perRequest([singleRounds[round]!], (r) => r.service),
-    )
-    return [Math.min(...multiples), Math.max(...multiples)]
+  const serviceCpu = (runs: Round[]) => perRequest(runs, (run) => run.service)
+  /** A deployment's CPU per request as a multiple of another's in the same rounds, with the lowest and highest round by round. */
+  const multipleOf = (runs: Round[], reference: Round[]): { multiple: number; range: [number, number] } => {
+    const multiples = runs.map((run, round) => serviceCpu([run]) / serviceCpu([reference[round]!]))
+    return {
+      multiple: serviceCpu(runs) / serviceCpu(reference),
+      range: [Math.min(...multiples), Math.max(...multiples)],
+    }
   }
+  const singleRounds = rounds.get(SINGLE_NAME)!
   return {
     scenario: scenario.name,
     what: scenario.what,
@@ -246,20 +275,23 @@ async function measureScaleOut(
     deployments: deployments.map((deployment) => {
       const runs = rounds.get(deployment.name)!
       const checked = checks.get(deployment.name)!
-      const serviceCpuMicros = perRequest(runs, (run) => run.service)
+      const sameInstances = rounds.get(sqliteName(deployment.instances.length))
+      const againstSingle = deployment.shared ? multipleOf(runs, singleRounds) : undefined
+      const againstSame = deployment.shared && sameInstances ? multipleOf(runs, sameInstances) : undefined
       return {
         deployment: deployment.name,
         instances: deployment.instances.length,
         wrkRps: median(runs.map((run) => run.wrk)),
-        serviceCpuMicros,
+        serviceCpuMicros: serviceCpu(runs),
         ...(deployment.shared
           ? {
               postgresCpuMicros: perRequest(runs, (run) => run.postgres),
               redisCpuMicros: perRequest(runs, (run) => run.redis),
-              multiple: serviceCpuMicros / singleCpu,
-              multipleRange: roundRange(runs),
+              multiple: againstSingle!.multiple,
+              multipleRange: againstSingle!.range,
             }
           : {}),
+        ...(againstSame ? { sameInstancesMultiple: againstSame.multiple, sameInstancesRange: againstSame.range } : {}),
         errors: sum(runs.map((run) => run.errors)) + sum(checked.map((run) => run.errors)),
         wrkErrors: sum(runs.map((run) => run.errors)),
         wrong: sum(checked.map((run) => run.wrong)),
@@ -308,6 +340,7 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
       'service CPU µs/request',
       '× SQLite + memory [rounds]',
       'target',
+      '× SQLite + memory, as many instances [rounds]',
       'PostgreSQL CPU µs/request',
       'Redis CPU µs/request',
       'wrong',
@@ -325,6 +358,9 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
           ? ''
           : `${d.multiple.toFixed(2)}× [${d.multipleRange!.map((m) => m.toFixed(2)).join('–')}]`,
         d.multiple === undefined || result.target === undefined ? '' : `≤ ${result.target}×`,
+        d.sameInstancesMultiple === undefined
+          ? ''
+          : `${d.sameInstancesMultiple.toFixed(2)}× [${d.sameInstancesRange!.map((m) => m.toFixed(2)).join('–')}]`,
         micros(d.postgresCpuMicros),
         micros(d.redisCpuMicros),
         String(d.wrong),
@@ -332,21 +368,30 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
   return markdownTable(rows)
 }
 
-const COLOURS = ['#8e99ad', '#3b7dd8', '#e39b3a']
+const COLOURS = ['#8e99ad', '#3b7dd8', '#c3c9d4', '#e39b3a']
 
-/** Grouped bars: per scenario, each deployment's service CPU µs per request (lower is better), as SVG. */
+/**
+ * Grouped bars: per scenario, each deployment's service CPU µs per request
+ * (lower is better), as SVG; a deployment a scenario did not run has no bar there.
+ */
 export function scaleOutChart(report: ScaleOutReport): string {
+  const names = [...new Set(report.results.flatMap((result) => result.deployments.map((d) => d.deployment)))]
   return groupedBars({
-    title: 'Service CPU µs per request, per instance (lower is better; × SQLite + memory)',
+    title: 'Service CPU µs per request, per instance (lower is better; × SQLite + memory, 1 instance)',
     subtitle: `wrk, ${report.connections} connections, ${report.rounds} interleaved rounds of ${report.duration} s, ${report.pets.toLocaleString('en')} pets; ${report.machine}`,
-    names: report.results[0]?.deployments.map((d) => d.deployment) ?? [],
+    names,
     colours: COLOURS,
     groups: report.results.map((result) => ({
       label: result.scenario,
-      bars: result.deployments.map((d) => ({
-        value: d.serviceCpuMicros,
-        text: `${d.serviceCpuMicros.toFixed(1)}${d.multiple === undefined ? '' : ` (${d.multiple.toFixed(2)}×)`}`,
-      })),
+      bars: names.map((name) => {
+        const d = result.deployments.find((deployment) => deployment.deployment === name)
+        return (
+          d && {
+            value: d.serviceCpuMicros,
+            text: `${d.serviceCpuMicros.toFixed(1)}${d.multiple === undefined ? '' : ` (${d.multiple.toFixed(2)}×)`}`,
+          }
+        )
+      }),
     })),
     textRoom: 100,
   })

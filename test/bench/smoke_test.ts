@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { FLOOR_NAME, SERVICE_NAME, STORE_WORK_NAMES } from '../../bench/lib/compare_peers'
 import type { BenchReport } from '../../bench/lib/report'
-import { type ScaleOutReport, SINGLE_NAME } from '../../bench/lib/scale_out'
+import { type ScaleOutReport, SINGLE_NAME, scaleOutChart } from '../../bench/lib/scale_out'
 import { SCENARIOS } from '../../bench/lib/scenarios'
 import type { SideBySideReport } from '../../bench/lib/side_by_side'
 import { hasWrk } from '../../bench/lib/wrk'
@@ -103,14 +103,21 @@ describe('the bench, as a smoke run', () => {
         const report = JSON.parse(readFileSync(json, 'utf8')) as ScaleOutReport
         expect(report.results.map((result) => result.scenario)).toEqual(['hot list', 'update'])
         for (const result of report.results) {
-          const [single, ...shared] = result.deployments
+          const [single] = result.deployments
+          // Three SQLite + memory processes, the like-for-like reference of three shared instances, run where a target is.
+          const targeted = result.scenario === 'hot list'
           expect(result.deployments.map((d) => [d.deployment, d.instances, d.wrong, d.errors])).toEqual([
             [SINGLE_NAME, 1, 0, 0],
             ['PostgreSQL + Redis, 1 instance', 1, 0, 0],
+            ...(targeted ? [['SQLite + memory, 3 instances', 3, 0, 0]] : []),
             ['PostgreSQL + Redis, 3 instances', 3, 0, 0],
           ])
-          expect(single!.multiple).toBeUndefined()
-          for (const deployment of shared) {
+          const byName = new Map(result.deployments.map((d) => [d.deployment, d]))
+          for (const sqlite of result.deployments.filter((d) => d.deployment.startsWith('SQLite'))) {
+            expect(sqlite.multiple).toBeUndefined()
+            expect(sqlite.sameInstancesMultiple).toBeUndefined()
+          }
+          for (const deployment of result.deployments.filter((d) => d.deployment.startsWith('PostgreSQL'))) {
             // The multiple is the two deployments' own figures of this run, divided; the shared stores' CPU beside it.
             expect(deployment.multiple).toBe(deployment.serviceCpuMicros / single!.serviceCpuMicros)
             // One round: its multiple is the lowest and the highest.
@@ -118,8 +125,20 @@ describe('the bench, as a smoke run', () => {
             expect(deployment.multipleRange![1]).toBeCloseTo(deployment.multiple!, 9)
             expect(deployment.postgresCpuMicros).toBeGreaterThanOrEqual(0)
             expect(deployment.redisCpuMicros).toBeGreaterThan(0)
+            // Like for like: against as many SQLite + memory processes, where they ran.
+            const same = byName.get(`SQLite + memory, ${deployment.deployment.split(', ')[1]}`)
+            if (same === undefined) expect(deployment.sameInstancesMultiple).toBeUndefined()
+            else {
+              expect(deployment.sameInstancesMultiple).toBe(deployment.serviceCpuMicros / same.serviceCpuMicros)
+              expect(deployment.sameInstancesRange![0]).toBeCloseTo(deployment.sameInstancesMultiple!, 9)
+              expect(deployment.sameInstancesRange![1]).toBeCloseTo(deployment.sameInstancesMultiple!, 9)
+            }
           }
         }
+        // The chart's legend names the four deployments; update, which three SQLite processes do not run, has three bars.
+        const chart = scaleOutChart(report)
+        expect(chart).toContain('>SQLite + memory, 3 instances</text>')
+        expect(chart.match(/<rect /g)).toHaveLength(4 + 4 + 3)
         expect(output).toMatch(/\| scenario +\| deployment +\|/)
       } finally {
         cleanup()
