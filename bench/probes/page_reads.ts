@@ -3,9 +3,9 @@
 // 50 chains each reading a random page of 20 (21 rows) after another, the CPU of
 // this process (Bun's client) and of PostgreSQL's processes per page, interleaved
 // rounds. Starts a throwaway PostgreSQL (.ci/services) on CPU 1, seeds it with
-// 100,000 pets and stops it after. Run it on CPU 0, apart from PostgreSQL:
+// 100,000 pets (or --pets) and stops it after. Run it on CPU 0, apart from PostgreSQL:
 //
-//   taskset -c 0 bun bench/probes/page_reads.ts [--rounds 7] [--pages 20000]
+//   taskset -c 0 bun bench/probes/page_reads.ts [--rounds 7] [--pages 20000] [--pets 100000]
 
 import { mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -18,11 +18,15 @@ import { spread } from '../lib/rounds'
 import { seedPostgres } from '../lib/seed'
 import { postgresCpu, postgresCpuSince, startSharedServices, stopSharedServices } from '../lib/shared_services'
 
-const PETS = 100_000
 const CHAINS = 50
 const { values } = parseArgs({
-  options: { rounds: { type: 'string', default: '7' }, pages: { type: 'string', default: '20000' } },
+  options: {
+    rounds: { type: 'string', default: '7' },
+    pages: { type: 'string', default: '20000' },
+    pets: { type: 'string', default: '100000' },
+  },
 })
+const PETS = Number(values.pets)
 const servicesDir = mkdtempSync(join(tmpdir(), 'page-reads-services-'))
 let sql: SQL | undefined
 try {

@@ -3,9 +3,13 @@ import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { seedDatabase } from '../../bench/lib/seed'
 import { BenchServers } from '../../bench/lib/servers'
+import { hasWrk } from '../../bench/lib/wrk'
 import { floorApp, type RecordedAnswer } from '../../bench/servers/elysia_floor'
+import { requireInCi } from '../e2e/system_commands'
 import { tempDir } from '../helpers'
 import { SHARED_STORES } from '../shared_services'
+
+const WRK = requireInCi(hasWrk, 'run wrk (apt-get install wrk)')
 
 const ROOT = join(import.meta.dir, '../..')
 
@@ -144,4 +148,25 @@ describe.skipIf(!SHARED_STORES)('the placement cost (bench/probes/placement_cost
     expect(output).toMatch(/^uncontended .*locked \/ conditional \d+\.\d\d \[.*exactly once held$/m)
     expect(output).toMatch(/^contended .*locked \/ conditional \d+\.\d\d \[.*exactly once held$/m)
   }, 60_000)
+})
+
+describe.skipIf(!SHARED_STORES)('the page reads on PostgreSQL (bench/probes/page_reads.ts)', () => {
+  test('reads pages a statement each and a turn in one statement, every page whole, as a short run', async () => {
+    const output = await shortRun('bench/probes/page_reads.ts', ['--rounds', '1', '--pages', '200', '--pets', '2000'])
+    for (const way of ['a statement each', 'one statement a turn'])
+      expect(output).toMatch(new RegExp(`\\n {2}${way} +Bun \\d+\\.\\d \\[.*\\] +PostgreSQL \\d+\\.\\d \\[`))
+  }, 60_000)
+})
+
+describe('three processes on one core (bench/probes/sharing_one_core.ts)', () => {
+  test.skipIf(!WRK)(
+    'drives the service and raw Bun, one process and three, and gives three over one, as a short run',
+    async () => {
+      const output = await shortRun('bench/probes/sharing_one_core.ts', ['--rounds', '1', '--seconds', '1'])
+      for (const setup of ['service, 1 process', 'service, 3 processes', 'raw Bun, 1 process', 'raw Bun, 3 processes'])
+        expect(output).toMatch(new RegExp(`\\n {2}${setup} +\\d+\\.\\d \\[`))
+      expect(output).toMatch(/Three over one, round by round: service \d+\.\d\d \[/)
+    },
+    120_000,
+  )
 })
