@@ -283,12 +283,12 @@ async function measureScaleOut(
         instances: deployment.instances.length,
         wrkRps: median(runs.map((run) => run.wrk)),
         serviceCpuMicros: serviceCpu(runs),
-        ...(deployment.shared
+        ...(againstSingle
           ? {
               postgresCpuMicros: perRequest(runs, (run) => run.postgres),
               redisCpuMicros: perRequest(runs, (run) => run.redis),
-              multiple: againstSingle!.multiple,
-              multipleRange: againstSingle!.range,
+              multiple: againstSingle.multiple,
+              multipleRange: againstSingle.range,
             }
           : {}),
         ...(againstSame ? { sameInstancesMultiple: againstSame.multiple, sameInstancesRange: againstSame.range } : {}),
