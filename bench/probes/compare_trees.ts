@@ -12,6 +12,8 @@
 //                              [--scenario 429]                       (the 429 path: a banned Free key, not the hot list)
 //                              [--scenario cold-list] [--pets 100000]  (a random page SQLite reads every time, of
 //                                                                      that many pets)
+//                              [--scenario create]                     (the bench's create: a POST of one pet,
+//                                                                      committed before its 201)
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
 //                              [--after-env ADMIN_PORT=0]...           (set for the after tree's server only;
 //                              with --before and --after the same tree, it measures what a setting costs)
@@ -42,13 +44,16 @@ const { values } = parseArgs({
     shared: { type: 'boolean', default: false },
   },
 })
-if (!['hot-list', '429', 'cold-list'].includes(values.scenario))
-  throw new Error('--scenario is hot-list, 429 or cold-list')
+if (!['hot-list', '429', 'cold-list', 'create'].includes(values.scenario))
+  throw new Error('--scenario is hot-list, 429, cold-list or create')
 /** The 429 path: every request from a Free key that is over its limit and banned, as the bench's scenario. */
 const REFUSED = values.scenario === '429'
 /** What a Free key is driven with first: its minute, then enough refusals to be banned. */
 const EXHAUST = 200
-const EXPECTED_STATUS = REFUSED ? 429 : 200
+/** Create: the bench's create scenario's request (a POST of one pet), with the tree's unlimited key. */
+const CREATE = values.scenario === 'create'
+const CREATE_BODY = '{"name":"Bench","categoryId":3}'
+const EXPECTED_STATUS = REFUSED ? 429 : CREATE ? 201 : 200
 /** The cold list: `limit=20&after=<random>` on a copy of PETS seeded pets (bench/lib/seed.ts), with its unlimited key. */
 const COLD = values.scenario === 'cold-list'
 const PETS = Number(values.pets)
@@ -144,8 +149,15 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   return async () => {
     const start = Bun.nanoseconds()
     for (let i = 0; i < ITERATIONS; i++) {
+      const headers: [string, string][] = [...HEADERS, ['authorization', `Bearer ${secret}`]]
       const response = await app.handle(
-        new Request(`http://localhost${listPath()}`, { headers: [...HEADERS, ['authorization', `Bearer ${secret}`]] }),
+        CREATE
+          ? new Request('http://localhost/v1/pets', {
+              method: 'POST',
+              body: CREATE_BODY,
+              headers: [...headers, ['content-type', 'application/json']],
+            })
+          : new Request(`http://localhost${listPath()}`, { headers }),
       )
       if (response.status !== EXPECTED_STATUS) throw new Error(`status ${response.status}`)
       await response.arrayBuffer()
@@ -165,11 +177,23 @@ if (COLD) {
   const coldList = SCENARIOS.find((scenario) => scenario.name === 'cold list')!
   writeFileSync(COLD_SCRIPT, coldList.wrkRequest!({ keys: seeded!, pets: PETS }))
 }
+/** For create: wrk's static request made a POST of the body. */
+const CREATE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'compare-trees-create-')), 'create.lua')
+if (CREATE)
+  writeFileSync(
+    CREATE_SCRIPT,
+    [
+      'wrk.method = "POST"',
+      `wrk.body = ${JSON.stringify(CREATE_BODY)}`,
+      'wrk.headers["Content-Type"] = "application/json"',
+    ].join('\n'),
+  )
 
 async function wrk(url: string, key: string, seconds: number): Promise<number> {
   const headers = [
     ...HEADERS.flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
     ...(COLD ? ['-s', COLD_SCRIPT] : []),
+    ...(CREATE ? ['-s', CREATE_SCRIPT] : []),
   ]
   const args = [
     'taskset',
@@ -242,7 +266,7 @@ async function started(root: string, port: number, stops: (() => void)[], env: R
 
 /** The scenario's measurement of the server `pid` at `base` with `key` (the Free key banned first on the 429 path). */
 async function measured(pid: number, base: string, key: string): Promise<() => Promise<number>> {
-  const list = `${base}/v1/pets?limit=20`
+  const list = CREATE ? `${base}/v1/pets` : `${base}/v1/pets?limit=20`
   if (REFUSED)
     for (let i = 0; i < EXHAUST; i++)
       await (await fetch(list, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
