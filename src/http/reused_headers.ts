@@ -14,7 +14,7 @@ import type { ResponseSet } from './errors'
  * answer's headers are written, so one Headers serves every answer, whether
  * the route waited for its page and quota or not; the route returns it and
  * Elysia hands it to Bun as it is (`set.headers` is left empty).
- * The list route uses it (pets/routes.ts). A 429 has its own, narrower form
+ * The list route and create use it (pets/routes.ts). A 429 has its own, narrower form
  * (ratelimit/repeated_refusal.ts), which skips making the decision's headers
  * at all and compares only those written before it: the 429 path through
  * this class measured slower in process (bench/README.md, same entry).
@@ -25,10 +25,18 @@ export class ReusedHeaders {
   #values: Record<string, string> = {}
   #count = 0
 
-  /** A 200 of `body` with exactly the headers in `set`, which it empties: nothing is written there after it. */
+  /**
+   * An answer of `body` with exactly the status (200 when unset) and the
+   * headers in `set`, which it leaves as Elysia's defaults (no headers,
+   * status 200): with anything there, Elysia would make the Response again,
+   * copying it. Nothing is written to `set` after it.
+   */
   respond(body: string | Uint8Array, set: ResponseSet): Response {
-    const response = new Response(body, { status: 200, headers: this.#headersFor(set.headers) })
+    const status = set.status ?? 200
+    if (typeof status !== 'number') throw new TypeError(`an answer made here has a numeric status, not "${status}"`)
+    const response = new Response(body, { status, headers: this.#headersFor(set.headers) })
     set.headers = {}
+    set.status = 200
     return response
   }
 

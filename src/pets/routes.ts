@@ -43,6 +43,7 @@ export interface PetRoutesOptions {
 /** The three pet operations under `/v1`. */
 export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsAtOnce }: PetRoutesOptions) {
   const pageHeaders = new ReusedHeaders()
+  const createdHeaders = new ReusedHeaders()
   /** A page's answer once its quota is settled: the `Link` to the next page, and the body. */
   const sendPage = (page: PetPage, wanted: PetListQuery, request: Request, set: ResponseSet, form: EncodedForm) => {
     const last = page.pets.at(-1)
@@ -88,7 +89,8 @@ export function petRoutes({ pets, publicUrl, callers, clock, settleQuota, listsA
         if (outcome.kind === 'conflict') throw idempotencyKeyReused()
         const location = `${baseUrl(publicUrl, request.url)}${PETS_PATH}/${outcome.pet.id}`
         answerCreated(set, location, outcome.kind === 'replayed')
-        return outcome.pet
+        set.headers['content-type'] = JSON_CONTENT_TYPE
+        return createdHeaders.respond(JSON.stringify(outcome.pet), set)
       },
       {
         parse: parseJsonBody,

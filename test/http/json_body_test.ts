@@ -1,5 +1,6 @@
 import { describe, expect, test } from 'bun:test'
-import { duplicateKey, isExactLiteral, isJsonMediaType } from '../../src/http/json_body'
+import { HttpError } from '../../src/http/errors'
+import { duplicateKey, isExactLiteral, isJsonMediaType, parseChecked } from '../../src/http/json_body'
 import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
 
 describe('isExactLiteral', () => {
@@ -54,8 +55,64 @@ describe('duplicateKey', () => {
     ['{"a":["x","x"],"b":"x"}', undefined],
     ['{"a":"\\"b\\":","b":1}', undefined],
     ['{"a\\"":1,"a\\"" :2}', 'a"'],
+    ['{"a\\\\":1,"a\\\\":2}', 'a\\'],
+    ['{ "x" :\t1,\n"y":{"x":[{"x":1}]},\r"x":2}', 'x'],
+    ['{"\\u00e9":1,"é":2}', 'é'],
   ])('%s -> %p', (text, expected) => {
     expect(duplicateKey(text)).toBe(expected as string | undefined)
+  })
+})
+
+/** What parseChecked makes of `text`: its value, or the message of the 400 it throws. */
+function outcome(text: string): unknown {
+  try {
+    return { value: parseChecked(text) }
+  } catch (error) {
+    if (!(error instanceof HttpError)) throw error
+    return { refused: error.message }
+  }
+}
+
+describe('parseChecked', () => {
+  // Each body twice: as it is (no number a double may round, so parsed plainly and walked), and with a
+  // property "v": 1.5 first (so parsed through the reviver). Both must meet the same first refusal.
+  test.each([
+    ['{"name":"Rex","categoryId":3}', undefined],
+    ['{"name":"Rex","tags":[{"a":"x"}]}', undefined],
+    ['{"__proto__":{"a":1},"name":"Rex"}', '"__proto__" is not an accepted property'],
+    ['{"name":"Rex","toString":1}', '"toString" is not an accepted property'],
+    ['{"deep":{"valueOf":"\\u0000"}}', '"valueOf" is not an accepted property'],
+    ['{"a":{"b":"\\ud800"},"constructor":1}', '"b" must be well-formed Unicode: it contains a lone surrogate'],
+    ['{"constructor":{"b":"\\ud800"}}', '"b" must be well-formed Unicode: it contains a lone surrogate'],
+    ['{"list":["ok","x\\u0000y"]}', '"1" must not contain U+0000 (NUL)'],
+    ['{"name":"a\\u0000","hasOwnProperty":2}', '"name" must not contain U+0000 (NUL)'],
+  ])('%s -> %p, the same through the reviver', (text, refused) => {
+    const plain = outcome(text)
+    const revived = outcome(`{"v":1.5,${text.slice(1)}`)
+    if (refused === undefined) {
+      expect(plain).toEqual({ value: JSON.parse(text) })
+      expect(revived).toEqual({ value: { v: 1.5, ...JSON.parse(text) } })
+    } else {
+      expect(plain).toEqual({ refused })
+      expect(revived).toEqual({ refused })
+    }
+  })
+
+  test.each(['{"id":9007199254740993}', '{"id":1.0000000000000001}', '{"id":1e-400}', '{"id":12345678901234567890}'])(
+    '%s: a number a double rounds is not handed on as a number',
+    (text) => {
+      const { value } = outcome(text) as { value: { id: unknown } }
+      expect(typeof value.id).not.toBe('number')
+    },
+  )
+
+  test.each([
+    ['{"id":999999999999999}', 999999999999999],
+    ['{"id":-0}', -0],
+    ['{"name":"v1.2e3","id":7}', 7],
+    ['{"id":1e3}', 1000],
+  ])('%s: an exact number is kept', (text, id) => {
+    expect((outcome(text) as { value: { id: number } }).value.id).toBe(id)
   })
 })
 

@@ -67,4 +67,20 @@ describe('ReusedHeaders', () => {
     expect(response.headers.has('link')).toBe(false)
     expect(response.headers.get('content-encoding')).toBe('gzip')
   })
+
+  test("answers with the status in set (a create's 201), and leaves set as Elysia's defaults, so it is not made again", () => {
+    const reused = new ReusedHeaders()
+    for (const id of ['a', 'b']) {
+      const set: ResponseSet = { headers: written(id, 1, { location: `https://x/v1/pets/${id}` }), status: 201 }
+      const response = reused.respond('{}', set)
+      expect(response.status).toBe(201)
+      expect(response.headers.get('location')).toBe(`https://x/v1/pets/${id}`)
+      expect(set).toEqual({ headers: {}, status: 200 })
+    }
+    expect(reused.respond('{}', { headers: written('c', 2) }).status).toBe(200)
+  })
+
+  test('a status named by text is refused: an answer made here has a number', () => {
+    expect(() => new ReusedHeaders().respond('{}', { headers: {}, status: 'Created' })).toThrow(TypeError)
+  })
 })

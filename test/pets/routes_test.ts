@@ -17,6 +17,28 @@ describeEachStore('POST /v1/pets', () => {
     expect(response.headers.get('location')).toBe('http://localhost/v1/pets/1')
   })
 
+  test('answers creates asked together each with its own pet, Location, request id and count', async () => {
+    const { call } = await makeTestApp()
+    const ids = Array.from({ length: 20 }, (_, i) => `create-${i}`)
+    const answers = await Promise.all(
+      ids.map((id, i) =>
+        call('POST', '/v1/pets', { body: { ...rex, name: `Rex ${i}` }, headers: { 'x-request-id': id } }),
+      ),
+    )
+    expect(answers.map((response) => response.status)).toEqual(ids.map(() => 201))
+    expect(answers.map((response) => response.headers.get('x-request-id'))).toEqual(ids)
+    const pets = (await Promise.all(answers.map((response) => json(response)))) as { id: number; name: string }[]
+    expect(pets.map((pet) => pet.name)).toEqual(ids.map((_, i) => `Rex ${i}`))
+    expect(answers.map((response) => response.headers.get('location'))).toEqual(
+      pets.map((pet) => `http://localhost/v1/pets/${pet.id}`),
+    )
+    expect(new Set(answers.map((response) => response.headers.get('x-ratelimit-used'))).size).toBe(ids.length)
+    for (const response of answers) {
+      expect(response.headers.get('content-type')).toBe('application/json;charset=utf-8')
+      expect(response.headers.get('ratelimit')).toContain(`;r=${response.headers.get('x-ratelimit-remaining')};`)
+    }
+  })
+
   test('defaults status to available', async () => {
     const { call } = await makeTestApp()
     expect((await json(await call('POST', '/v1/pets', { body: rex }))).status).toBe('available')
