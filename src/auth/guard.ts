@@ -122,7 +122,7 @@ export function apiGuard({
   freeRequests = new FreeRequests(),
 }: ApiGuardOptions) {
   const known = new KnownCredentials()
-  const decisions = new RepeatedRefusal(limiter.answersAtOnce === true)
+  const decisions = new RepeatedRefusal()
   /** After the quota's headers are written: a 429 when the line sends too many requests that cost no quota. */
   const boundFree = (set: ResponseSet, key: ApiKey, now: number): ErrorBody | undefined => {
     const over = freeRequests.count(keySubject(key), key, now)
@@ -152,7 +152,7 @@ export function apiGuard({
     const expired = presented !== undefined && hasExpired(presented, now)
     const key = expired ? undefined : presented
     // Counts the request (on the key's quota owner, or the address), then lets it through or refuses it (429, or 401 without a valid key).
-    const count = (): Awaitable<ErrorBody | undefined> => {
+    const count = (): Awaitable<Refusal | undefined> => {
       // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits.
       const decision = key
         ? limiter.consume(keySubject(key), key, now)
@@ -161,7 +161,7 @@ export function apiGuard({
             PLAN_LIMITS.free,
             now,
           )
-      const finish = (decided: RateDecision): ErrorBody | undefined => {
+      const finish = (decided: RateDecision): Refusal | undefined => {
         const refusal = decisions.apply(set, decided)
         if (key !== undefined) {
           // Counted against the key: our own 5xx gives it back (ratelimit/settle.ts).
@@ -192,7 +192,7 @@ export function apiGuard({
     }
     if (!isConditionalRead(request)) return count()
     // A conditional GET with quota left goes on uncounted; its answer decides (a 304 is free: ratelimit/settle.ts).
-    const decide = (usage: Usage | undefined): Awaitable<ErrorBody | undefined> => {
+    const decide = (usage: Usage | undefined): Awaitable<Refusal | undefined> => {
       const view = usage === undefined ? undefined : describeUsage(usage, key, now)
       // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.
       if (view === undefined || view.remaining === 0) return count()
@@ -207,5 +207,8 @@ export function apiGuard({
   return new Elysia({ name: 'api-guard' }).onRequest(plainRequestHook(check, limiter.answersAtOnce === true))
 }
 
+/** A refusal to answer with: its Error body, or the Response made for a refusal that repeats (ratelimit/repeated_refusal.ts). */
+type Refusal = ErrorBody | Response
+
 /** The guard's decision for one request: a refusal to answer with, or undefined to let it through. */
-type GuardCheck = (request: Request, set: ResponseSet) => Awaitable<ErrorBody | undefined>
+type GuardCheck = (request: Request, set: ResponseSet) => Awaitable<Refusal | undefined>

@@ -1,4 +1,5 @@
 import type { ErrorBody, ResponseSet } from '../http/errors'
+import { JSON_CONTENT_TYPE } from '../http/media_types'
 import { applyRateDecision } from './apply_decision'
 import type { RateDecision } from './decision'
 
@@ -8,44 +9,47 @@ interface Answered {
   /** The headers written before the decision (the wrap's), as `headers` holds them, and how many. */
   before: Record<string, string>
   beforeCount: number
-  /** Every header of the answer, the decision's and those written before it, made into Headers once. */
+  /** Every header of the answer, the decision's, those written before it and its type, made into Headers once. */
   headers: Headers
-  body: ErrorBody
+  status: number
+  /** The Error body as JSON, as Elysia would send it. */
+  json: string
 }
 
 /**
  * Applies the guard's rate decisions, and answers a refusal that repeats
  * the last one (the same subject refused again within the same second: a
- * client hammering after its 429) with the Headers made for the last one.
- * Bun makes a Response's headers from a plain object at about 0.1 µs a
- * header, and a refusal has eleven: a Response of twelve took 1.5 µs from an
- * object and 0.5 from made Headers (bench/README.md, "A refusal that
- * repeats"). The answer is exact: the decision must be the same in every
- * field, and the headers written before it the same names, of which the
- * values that changed (the request id) are set again.
+ * client hammering after its 429) with a Response made at once from the
+ * Headers and the body text kept from the last one. Bun makes a Response's
+ * headers from a plain object at about 0.1 µs a header, and a refusal has
+ * eleven: a Response of twelve took 1.5 µs from an object and 0.5 from
+ * made Headers (bench/README.md, "A refusal that repeats"); and Elysia
+ * would turn the Error body into text again for every answer. The answer
+ * is exact: the decision must be the same in every field, and the headers
+ * written before it the same names, of which the values that changed (the
+ * request id) are set again.
  *
- * With a limiter that answers at once, each answer is made (and its
- * Headers copied into it) before the next decision is applied, so the kept
- * Headers are handed out themselves; with one that waits (Redis), several
- * answers may be made after all their decisions were applied, so each gets
- * a copy. What it hands Elysia in `set.headers` is Headers, not an object:
- * nothing may write to `set.headers` after a refusal, which is so (the
- * guard returns it, and the wrap's headers are written before).
+ * The Response is made in `apply`, its headers copied into it, before the
+ * next decision is applied, so the kept Headers serve every answer, whether
+ * the limiter answers at once or after a wait (Redis); `set` is left as
+ * Elysia's defaults, so it hands that Response on as it is.
  */
 export class RepeatedRefusal {
   #last: Answered | undefined
 
-  /** `answersAtOnce`: whether the limiter's decisions come without a promise (`RateLimiter.answersAtOnce`). */
-  constructor(private readonly answersAtOnce: boolean) {}
-
-  /** As applyRateDecision: the rate-limit headers on `set`, and for a refusal its status and Error body. */
-  apply(set: ResponseSet, decision: RateDecision): ErrorBody | undefined {
+  /**
+   * As applyRateDecision: the rate-limit headers on `set`, and for a
+   * refusal its status and Error body, or for a refusal that repeats the
+   * last one its Response.
+   */
+  apply(set: ResponseSet, decision: RateDecision): ErrorBody | Response | undefined {
     if (decision.refusal === undefined) return applyRateDecision(set, decision)
     const last = this.#last
     if (last !== undefined && sameDecision(last.decision, decision) && sameNames(last, set.headers)) {
-      set.headers = this.#headersFor(last, set.headers) as unknown as ResponseSet['headers']
-      set.status = last.body.status
-      return last.body
+      const response = new Response(last.json, { status: last.status, headers: this.#headersFor(last, set.headers) })
+      set.headers = {}
+      set.status = 200
+      return response
     }
     const before: Record<string, string> = {}
     let beforeCount = 0
@@ -54,21 +58,21 @@ export class RepeatedRefusal {
       beforeCount++
     }
     const body = applyRateDecision(set, decision) as ErrorBody
-    this.#last = { decision, before, beforeCount, headers: new Headers(set.headers as Record<string, string>), body }
+    const headers = new Headers(set.headers as Record<string, string>)
+    headers.set('content-type', JSON_CONTENT_TYPE)
+    this.#last = { decision, before, beforeCount, headers, status: body.status, json: JSON.stringify(body) }
     return body
   }
 
-  /** The last answer's Headers (a copy unless answers are made at once) with the values in `written` that changed. */
+  /** The last answer's Headers, with the values in `written` that changed. */
   #headersFor(last: Answered, written: ResponseSet['headers']): Headers {
-    const shared = this.answersAtOnce
-    const headers = shared ? last.headers : new Headers(last.headers)
     for (const name in written) {
       const value = String(written[name])
       if (last.before[name] === value) continue
-      headers.set(name, value)
-      if (shared) last.before[name] = value
+      last.headers.set(name, value)
+      last.before[name] = value
     }
-    return headers
+    return last.headers
   }
 }
 
