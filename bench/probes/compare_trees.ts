@@ -178,7 +178,7 @@ if (COLD) {
   writeFileSync(COLD_SCRIPT, coldList.wrkRequest!({ keys: seeded!, pets: PETS }))
 }
 /** For create: wrk's static request made a POST of the body. */
-const CREATE_SCRIPT = join(mkdtempSync(join(tmpdir(), 'compare-trees-create-')), 'create.lua')
+const CREATE_SCRIPT = CREATE ? join(mkdtempSync(join(tmpdir(), 'compare-trees-create-')), 'create.lua') : ''
 if (CREATE)
   writeFileSync(
     CREATE_SCRIPT,

@@ -34,10 +34,7 @@ export class ReusedHeaders {
   respond(body: string | Uint8Array, set: ResponseSet): Response {
     const status = set.status ?? 200
     if (typeof status !== 'number') throw new TypeError(`an answer made here has a numeric status, not "${status}"`)
-    const response = new Response(body, { status, headers: this.#headersFor(set.headers) })
-    set.headers = {}
-    set.status = 200
-    return response
+    return handedOnAsIs(new Response(body, { status, headers: this.#headersFor(set.headers) }), set)
   }
 
   #headersFor(written: ResponseSet['headers']): Headers {
@@ -76,4 +73,15 @@ export class ReusedHeaders {
     }
     return count === this.#count
   }
+}
+
+/**
+ * `response`, an answer made at once, with `set` left as Elysia's defaults
+ * (no headers, status 200): with anything there, Elysia would make the
+ * Response again, copying it, instead of handing it on as it is.
+ */
+export function handedOnAsIs(response: Response, set: ResponseSet): Response {
+  set.headers = {}
+  set.status = 200
+  return response
 }

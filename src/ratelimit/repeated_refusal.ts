@@ -1,5 +1,6 @@
 import type { ErrorBody, ResponseSet } from '../http/errors'
 import { JSON_CONTENT_TYPE } from '../http/media_types'
+import { handedOnAsIs } from '../http/reused_headers'
 import { applyRateDecision } from './apply_decision'
 import type { RateDecision } from './decision'
 
@@ -46,10 +47,8 @@ export class RepeatedRefusal {
     if (decision.refusal === undefined) return applyRateDecision(set, decision)
     const last = this.#last
     if (last !== undefined && sameDecision(last.decision, decision) && sameNames(last, set.headers)) {
-      const response = new Response(last.json, { status: last.status, headers: this.#headersFor(last, set.headers) })
-      set.headers = {}
-      set.status = 200
-      return response
+      const headers = this.#headersFor(last, set.headers)
+      return handedOnAsIs(new Response(last.json, { status: last.status, headers }), set)
     }
     const before: Record<string, string> = {}
     let beforeCount = 0
