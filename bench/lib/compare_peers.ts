@@ -138,8 +138,15 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
 
 /** The service's CPU per request over its reference's (a server of the same run), with the target aimed at. */
 function against(result: SideBySideResult, server: string, { target }: { target?: number }): ReferenceMultiple {
-  const cpu = (name: string) => result.contenders.find((c) => c.server === name)!.cpuMicrosPerRequest
-  return { server, multiple: cpu(SERVICE_NAME) / cpu(server), target }
+  const of = (name: string) => result.contenders.find((c) => c.server === name)!
+  const [service, reference] = [of(SERVICE_NAME), of(server)]
+  const byRound = service.cpuMicrosByRound.map((cpu, round) => cpu / reference.cpuMicrosByRound[round]!)
+  return {
+    server,
+    multiple: service.cpuMicrosPerRequest / reference.cpuMicrosPerRequest,
+    range: [Math.min(...byRound), Math.max(...byRound)],
+    target,
+  }
 }
 
 function wrkVersion(): string {

@@ -36,6 +36,8 @@ export interface ContenderResult {
   autocannonRatio: number
   /** The server's CPU time (user + system, all threads) per request served, in µs, over its wrk runs. */
   cpuMicrosPerRequest: number
+  /** The same, round by round: each round's CPU over the requests wrk completed in it. */
+  cpuMicrosByRound: number[]
   /** Connection errors (wrk and autocannon) and wrong answers (autocannon checks every one). */
   errors: number
   wrong: number
@@ -53,7 +55,10 @@ export interface SideBySideResult {
 /** The service against the reference of a scenario (Scenario.reference): which server, the multiple, the target. */
 export interface ReferenceMultiple {
   server: string
+  /** The service's CPU per request over all its rounds, over the reference's over all of its. */
   multiple: number
+  /** The lowest and the highest of the rounds' own multiples (the two servers' figures of one round, divided). */
+  range: [number, number]
   target?: number
 }
 
@@ -122,6 +127,7 @@ export async function measureSideBySide(
         autocannonRps: median(runs.map((run) => run.autocannon)),
         autocannonRatio: median(runs.map((run, i) => run.autocannon / raw[i]!.autocannon)),
         cpuMicrosPerRequest: (cpuTotal / requestTotal) * 1e6,
+        cpuMicrosByRound: runs.map((run) => (run.cpu / run.requests) * 1e6),
         errors: runs.reduce((sum, run) => sum + run.errors, 0),
         wrong: runs.reduce((sum, run) => sum + run.wrong, 0),
         firstWrong: firstWrong.get(name),
@@ -167,7 +173,14 @@ export function sideBySideTable(results: SideBySideResult[]): string {
 /** Per scenario with a reference: the service's CPU per request, its reference's, the multiple and its target. */
 export function referenceTable(results: SideBySideResult[]): string {
   const rows: string[][] = [
-    ['scenario', 'reference', 'reference CPU µs/request', 'service CPU µs/request', 'multiple', 'target'],
+    [
+      'scenario',
+      'reference',
+      'reference CPU µs/request',
+      'service CPU µs/request',
+      'multiple [min–max by round]',
+      'target',
+    ],
   ]
   for (const { scenario, contenders, reference } of results) {
     if (reference === undefined) continue
@@ -178,7 +191,7 @@ export function referenceTable(results: SideBySideResult[]): string {
       reference.server,
       cpu(reference.server),
       cpu(service.server),
-      `${reference.multiple.toFixed(2)}×`,
+      `${reference.multiple.toFixed(2)}× [${reference.range.map((m) => m.toFixed(2)).join('–')}]`,
       reference.target === undefined ? '' : `≤ ${reference.target}×`,
     ])
   }

@@ -73,10 +73,13 @@ describe('the bench, as a smoke run', () => {
       for (const [i, result] of report.results.entries()) {
         const { of, target } = scenarios[i]!.reference!
         const reference = of === 'floor' ? FLOOR_NAME : STORE_WORK_NAMES[of]
-        // The multiple is the two servers' own figures of this run, divided.
+        // The multiple is the two servers' own figures of this run, divided; with one round, so is its range.
         const cpu = (server: string) => result.contenders.find((c) => c.server === server)!.cpuMicrosPerRequest
-        expect(result.reference).toEqual({ server: reference, multiple: cpu(SERVICE_NAME) / cpu(reference), target })
+        const multiple = cpu(SERVICE_NAME) / cpu(reference)
+        expect(result.reference).toEqual({ server: reference, multiple, range: [multiple, multiple], target })
         expect(result.reference!.multiple).toBeGreaterThan(0)
+        for (const contender of result.contenders)
+          expect(contender.cpuMicrosByRound).toEqual([contender.cpuMicrosPerRequest])
         for (const contender of result.contenders)
           expect([result.scenario, contender.wrong]).toEqual([result.scenario, 0])
       }
