@@ -2,6 +2,7 @@ import { type Awaitable, andThen } from '../awaitable'
 import type { DataVersionWatcher } from '../db/data_version'
 import { type DeleteOutcome, type PetChanges, type PetPrecondition, samePet, type UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
+import { type PageKey, pageKey } from './page_key'
 import type { Inventory, NewPet, Pet, PetStatus } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -45,13 +46,13 @@ export class CachedPetStore implements PetStore {
   #store: PetStore
   #watcher: Pick<DataVersionWatcher, 'current'>
   #seenVersion = -1
-  #firstPages = new Map<number | string, KeptPage>()
+  #firstPages = new Map<PageKey, KeptPage>()
   /** In the order they were last read, so the first is the one to drop. */
-  #laterPages = new Map<string, KeptPage>()
+  #laterPages = new Map<PageKey, KeptPage>()
   /** Later pages read once and not kept, by key: the second read keeps one. */
-  #readOnce = new Set<string>()
+  #readOnce = new Set<PageKey>()
   /** Where the pages without a next one are, which a create drops: a few, however many pages are kept. */
-  #endPages = new Set<number | string>()
+  #endPages = new Set<PageKey>()
   #hits = 0
   #misses = 0
 
@@ -68,12 +69,8 @@ export class CachedPetStore implements PetStore {
       this.#seenVersion = version
     }
     const first = query.after === undefined || query.after === 0
-    const key = first
-      ? query.status === undefined
-        ? query.limit
-        : `${query.limit}:${query.status}`
-      : `${query.limit}:${query.status ?? ''}:${query.after}`
-    const pages: Map<number | string, KeptPage> = first ? this.#firstPages : this.#laterPages
+    const key = pageKey(query)
+    const pages = first ? this.#firstPages : this.#laterPages
     const kept = pages.get(key)
     if (kept) {
       this.#hits++
@@ -88,9 +85,9 @@ export class CachedPetStore implements PetStore {
     const page = this.#store.list(query)
     if (page instanceof Promise) return page
     if (!first) {
-      if (!this.#readOnce.delete(key as string)) {
+      if (!this.#readOnce.delete(key)) {
         if (this.#readOnce.size >= LATER_PAGES_KEPT) this.#readOnce.clear()
-        this.#readOnce.add(key as string)
+        this.#readOnce.add(key)
         return page
       }
       if (pages.size >= LATER_PAGES_KEPT) pages.delete(pages.keys().next().value!)
@@ -136,10 +133,10 @@ export class CachedPetStore implements PetStore {
 
   /** After a create: the pages without a next one, which the new pet joins (or now follows). */
   #dropEndPages(): void {
-    // The two maps' keys never collide: a later page's key names its `after`.
+    // The two maps' keys never collide (pageKey).
     for (const key of this.#endPages) {
       this.#firstPages.delete(key)
-      this.#laterPages.delete(key as string)
+      this.#laterPages.delete(key)
     }
     this.#endPages.clear()
   }
@@ -147,7 +144,7 @@ export class CachedPetStore implements PetStore {
   /** After pet `id` changed from `before` to `after` (undefined: deleted): the pages it alters, by the rules above. */
   #dropAltered(id: number, before: Pet, after: Pet | undefined): void {
     if (after !== undefined && samePet(before, after)) return
-    for (const pages of [this.#firstPages, this.#laterPages] as Map<number | string, KeptPage>[])
+    for (const pages of [this.#firstPages, this.#laterPages])
       for (const [key, kept] of pages) {
         if (!alters(kept, id, before, after)) continue
         pages.delete(key)

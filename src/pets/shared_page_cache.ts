@@ -2,6 +2,7 @@ import { type Awaitable, andThen } from '../awaitable'
 import type { Logger } from '../log'
 import type { DeleteOutcome, PetChanges, PetPrecondition, UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
+import { type PageKey, pageKey } from './page_key'
 import type { Inventory, NewPet, Pet } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -48,9 +49,9 @@ export class SharedPageCache implements PetStore {
   #version: SharedStoreVersion
   #logger: Logger
   #seenVersion: string | undefined
-  #pages = new Map<string, PetPage>()
+  #pages = new Map<PageKey, PetPage>()
   /** Later pages read once under the current version: the second read keeps one, as in CachedPetStore. */
-  #readOnce = new Set<string>()
+  #readOnce = new Set<PageKey>()
   #retry: Timer | undefined
   #hits = 0
   #misses = 0
@@ -68,7 +69,7 @@ export class SharedPageCache implements PetStore {
       this.#seenVersion = storeVersion
     }
     const first = query.after === undefined || query.after === 0
-    const key = `${query.limit}:${query.status ?? ''}:${first ? 0 : query.after}`
+    const key = pageKey(query)
     const kept = this.#pages.get(key)
     if (kept !== undefined) {
       this.#hits++
@@ -139,7 +140,7 @@ export class SharedPageCache implements PetStore {
   }
 
   /** True: the key is now noted as read once (bounded as the pages are), and the page is not kept yet. */
-  #noteReadOnce(key: string): boolean {
+  #noteReadOnce(key: PageKey): boolean {
     if (this.#readOnce.size >= SHARED_PAGES_KEPT) this.#readOnce.clear()
     this.#readOnce.add(key)
     return true
