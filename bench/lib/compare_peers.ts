@@ -9,7 +9,7 @@ import type { BenchServers, Running } from './servers'
 import {
   type Contender,
   measureSideBySide,
-  type ReferenceMultiple,
+  referenceMultiple,
   referenceTable,
   type SideBySideReport,
   type SideBySideResult,
@@ -100,7 +100,12 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
       ]
       const result = await measureSideBySide(scenario, contenders, context, options)
       if (scenario.reference !== undefined)
-        result.reference = against(result, storeWork?.name ?? FLOOR_NAME, scenario.reference)
+        result.reference = referenceMultiple(
+          result,
+          SERVICE_NAME,
+          storeWork?.name ?? FLOOR_NAME,
+          scenario.reference.target,
+        )
       results.push(result)
     } finally {
       if (storeWork !== undefined) await servers.stop(storeWork.running)
@@ -134,19 +139,6 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
     options,
     results.flatMap((result) => result.contenders.map((c) => ({ ...c, scenario: result.scenario }))),
   )
-}
-
-/** The service's CPU per request over its reference's (a server of the same run), with the target aimed at. */
-function against(result: SideBySideResult, server: string, { target }: { target?: number }): ReferenceMultiple {
-  const of = (name: string) => result.contenders.find((c) => c.server === name)!
-  const [service, reference] = [of(SERVICE_NAME), of(server)]
-  const byRound = service.cpuMicrosByRound.map((cpu, round) => cpu / reference.cpuMicrosByRound[round]!)
-  return {
-    server,
-    multiple: service.cpuMicrosPerRequest / reference.cpuMicrosPerRequest,
-    range: [Math.min(...byRound), Math.max(...byRound)],
-    target,
-  }
 }
 
 function wrkVersion(): string {

@@ -4,6 +4,13 @@
 
 export const median = (xs: readonly number[]): number => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!
 
+/** The lowest and the highest of `xs`. */
+export const lowestAndHighest = (xs: readonly number[]): [number, number] => [Math.min(...xs), Math.max(...xs)]
+
+/** A multiple with the lowest and highest of its rounds: `1.38× [1.28–1.53]`. */
+export const multipleWithRange = (multiple: number, [lowest, highest]: readonly [number, number]): string =>
+  `${multiple.toFixed(2)}× [${lowest.toFixed(2)}–${highest.toFixed(2)}]`
+
 /** `median [min–max]` with `digits` decimals. */
 export const spread = (xs: readonly number[], digits = 2): string =>
   `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`

@@ -4,7 +4,7 @@ import { join } from 'node:path'
 import { exhaustFreeKey, type LoadResult, runLoad } from './load'
 import { cpuSeconds } from './processes'
 import { finishRun, groupedBars, markdownTable } from './report'
-import { median } from './rounds'
+import { lowestAndHighest, median, multipleWithRange } from './rounds'
 import { SCENARIOS, type Scenario, type ScenarioContext } from './scenarios'
 import { seedDatabase, seedPostgres } from './seed'
 import type { BenchServers, Running } from './servers'
@@ -264,7 +264,7 @@ async function measureScaleOut(
     const multiples = runs.map((run, round) => serviceCpu([run]) / serviceCpu([reference[round]!]))
     return {
       multiple: serviceCpu(runs) / serviceCpu(reference),
-      range: [Math.min(...multiples), Math.max(...multiples)],
+      range: lowestAndHighest(multiples),
     }
   }
   const singleRounds = rounds.get(SINGLE_NAME)!
@@ -354,13 +354,9 @@ export function scaleOutTable(results: ScaleOutResult[]): string {
         d.deployment,
         Math.round(d.wrkRps).toLocaleString('en'),
         d.serviceCpuMicros.toFixed(1),
-        d.multiple === undefined
-          ? ''
-          : `${d.multiple.toFixed(2)}× [${d.multipleRange!.map((m) => m.toFixed(2)).join('–')}]`,
+        d.multiple === undefined ? '' : multipleWithRange(d.multiple, d.multipleRange!),
         d.multiple === undefined || result.target === undefined ? '' : `≤ ${result.target}×`,
-        d.sameInstancesMultiple === undefined
-          ? ''
-          : `${d.sameInstancesMultiple.toFixed(2)}× [${d.sameInstancesRange!.map((m) => m.toFixed(2)).join('–')}]`,
+        d.sameInstancesMultiple === undefined ? '' : multipleWithRange(d.sameInstancesMultiple, d.sameInstancesRange!),
         micros(d.postgresCpuMicros),
         micros(d.redisCpuMicros),
         String(d.wrong),

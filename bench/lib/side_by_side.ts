@@ -1,7 +1,7 @@
 import { runLoad } from './load'
 import { cpuSeconds } from './processes'
 import { groupedBars, markdownTable } from './report'
-import { median } from './rounds'
+import { lowestAndHighest, median, multipleWithRange } from './rounds'
 import type { Scenario, ScenarioContext } from './scenarios'
 import { runWrk, wrkScript } from './wrk'
 
@@ -191,11 +191,33 @@ export function referenceTable(results: SideBySideResult[]): string {
       reference.server,
       cpu(reference.server),
       cpu(service.server),
-      `${reference.multiple.toFixed(2)}× [${reference.range.map((m) => m.toFixed(2)).join('–')}]`,
+      multipleWithRange(reference.multiple, reference.range),
       reference.target === undefined ? '' : `≤ ${reference.target}×`,
     ])
   }
   return markdownTable(rows)
+}
+
+/**
+ * The service's CPU per request over its reference's (`server`, a server of
+ * the same run) over all their rounds, with the lowest and highest of the
+ * rounds' own multiples, and the target aimed at.
+ */
+export function referenceMultiple(
+  result: SideBySideResult,
+  service: string,
+  server: string,
+  target?: number,
+): ReferenceMultiple {
+  const of = (name: string) => result.contenders.find((c) => c.server === name)!
+  const [mine, reference] = [of(service), of(server)]
+  const byRound = mine.cpuMicrosByRound.map((cpu, round) => cpu / reference.cpuMicrosByRound[round]!)
+  return {
+    server,
+    multiple: mine.cpuMicrosPerRequest / reference.cpuMicrosPerRequest,
+    range: lowestAndHighest(byRound),
+    target,
+  }
 }
 
 /** A whole side-by-side run, with what it ran on: what `--peers --json` writes. */
