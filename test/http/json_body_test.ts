@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { HttpError } from '../../src/http/errors'
-import { duplicateKey, isExactLiteral, isJsonMediaType, parseChecked, repeatsAKey } from '../../src/http/json_body'
+import { isExactLiteral, isJsonMediaType, parseChecked } from '../../src/http/json_body'
+import { duplicateKey, repeatsAKey } from '../../src/http/repeated_keys'
 import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
 
 describe('isExactLiteral', () => {
