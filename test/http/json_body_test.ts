@@ -1,7 +1,6 @@
 import { describe, expect, test } from 'bun:test'
 import { HttpError } from '../../src/http/errors'
 import { isExactLiteral, isJsonMediaType, parseChecked } from '../../src/http/json_body'
-import { duplicateKey, repeatsAKey } from '../../src/http/repeated_keys'
 import { describeEachStore, expectError, json, makeTestApp } from '../helpers'
 
 describe('isExactLiteral', () => {
@@ -43,80 +42,6 @@ describe('isJsonMediaType', () => {
 
   test('is false without a Content-Type', () => {
     expect(isJsonMediaType(null)).toBe(false)
-  })
-})
-
-describe('duplicateKey', () => {
-  test.each([
-    ['{"name":"a","categoryId":1}', undefined],
-    ['{"name":"a","name":"b"}', 'name'],
-    ['{"name":"a" , "n\\u0061me":"b"}', 'name'],
-    ['{"a":{"x":1},"b":{"x":2}}', undefined],
-    ['{"a":{"x":1,"x":2}}', 'x'],
-    ['{"a":["x","x"],"b":"x"}', undefined],
-    ['{"a":"\\"b\\":","b":1}', undefined],
-    ['{"a\\"":1,"a\\"" :2}', 'a"'],
-    ['{"a\\\\":1,"a\\\\":2}', 'a\\'],
-    ['{ "x" :\t1,\n"y":{"x":[{"x":1}]},\r"x":2}', 'x'],
-    ['{"\\u00e9":1,"é":2}', 'é'],
-  ])('%s -> %p', (text, expected) => {
-    expect(duplicateKey(text)).toBe(expected as string | undefined)
-  })
-})
-
-/** Every body of the duplicateKey table: repeatsAKey must say of each what duplicateKey finds. */
-const KEY_TABLE = [
-  '{"name":"a","categoryId":1}',
-  '{"name":"a","name":"b"}',
-  '{"name":"a" , "n\\u0061me":"b"}',
-  '{"a":{"x":1},"b":{"x":2}}',
-  '{"a":{"x":1,"x":2}}',
-  '{"a":["x","x"],"b":"x"}',
-  '{"a":"\\"b\\":","b":1}',
-  '{"a\\"":1,"a\\"" :2}',
-  '{"a\\\\":1,"a\\\\":2}',
-  '{ "x" :\t1,\n"y":{"x":[{"x":1}]},\r"x":2}',
-  '{"\\u00e9":1,"é":2}',
-  '{"a":"\\\\","b":"\\\\\\"","a":3}',
-  '[{"a":1},{"a":2}]',
-  '{"a":[],"b":{},"c":[{}]}',
-  '{"id":9007199254740993,"x":{"id":9007199254740993,"id":1}}',
-]
-
-/** A random JSON text from a few keys and values, so that some objects write a key twice. */
-function randomBody(random: () => number, depth = 0): string {
-  const pick = <T>(items: readonly T[]): T => items[Math.floor(random() * items.length)] as T
-  const keys = ['a', 'b', 'a\\"', '\\u0061', 'x:', '\\"', '\\\\']
-  const value = (): string =>
-    depth < 3 && random() < 0.3
-      ? randomBody(random, depth + 1)
-      : pick(['1', '"s"', '"\\\\"', '"q\\":"', '[1,"a"]', '[]', 'null', '1.5', '12345678901234567890'])
-  const count = Math.floor(random() * 4)
-  const parts = Array.from({ length: count }, () => `${pick(['', ' '])}"${pick(keys)}"${pick(['', ' '])}:${value()}`)
-  return random() < 0.2 ? `[${parts.map((part) => `{${part}}`).join(',')}]` : `{${parts.join(',')}}`
-}
-
-describe('repeatsAKey', () => {
-  test.each(KEY_TABLE)('%s: as duplicateKey finds', (text) => {
-    expect(repeatsAKey(text, parseChecked(text))).toBe(duplicateKey(text) !== undefined)
-  })
-
-  test('2,000 random bodies, with escaped quotes and backslashes, inexact numbers and nesting: as duplicateKey finds', () => {
-    let seed = 7
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed / 2 ** 31
-    }
-    let repeated = 0
-    for (let i = 0; i < 2000; i++) {
-      const text = randomBody(random)
-      const twice = duplicateKey(text) !== undefined
-      if (twice) repeated++
-      expect({ text, twice: repeatsAKey(text, parseChecked(text)) }).toEqual({ text, twice })
-    }
-    // The bodies must hold both kinds, or the comparison says nothing.
-    expect(repeated).toBeGreaterThan(200)
-    expect(repeated).toBeLessThan(1800)
   })
 })
 
