@@ -12,8 +12,10 @@ export const multipleWithRange = (multiple: number, [lowest, highest]: readonly 
   `${multiple.toFixed(2)}× [${lowest.toFixed(2)}–${highest.toFixed(2)}]`
 
 /** `median [min–max]` with `digits` decimals. */
-export const spread = (xs: readonly number[], digits = 2): string =>
-  `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`
+export const spread = (xs: readonly number[], digits = 2): string => {
+  const [lowest, highest] = lowestAndHighest(xs)
+  return `${median(xs).toFixed(digits)} [${lowest.toFixed(digits)}–${highest.toFixed(digits)}]`
+}
 
 /**
  * Runs every case `iterations` times per round (once unmeasured first, to
