@@ -36,7 +36,8 @@ try {
   const reads: Record<string, (after: number) => Promise<unknown[]>> = {
     'a statement each': async (after) => {
       const rows: PetRow[] =
-        await sql!`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id > ${after} ORDER BY id LIMIT ${21}`
+        await sql!`SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets
+          WHERE id > ${after} ORDER BY pets.id LIMIT ${21}`
       return rows.map(toPet)
     },
     'one statement a turn': (after) => grouped.read(after, 20),

@@ -11,8 +11,8 @@ interface WaitingRead {
   reject: (error: unknown) => void
 }
 
-/** A row of the turn's statement: the read it answers (from 1, as text), and the pet. */
-type GroupedRow = PetRow & { read: string }
+/** A row of the turn's statement: the read it answers (from 1), and the pet. */
+type GroupedRow = PetRow & { read: number }
 
 /**
  * The unfiltered page reads of one turn of the event loop (`GET /v1/pets`
@@ -52,7 +52,7 @@ export class PostgresPageReads {
     let rows: GroupedRow[]
     try {
       rows = await this.#sql`
-        SELECT r.read, p.id, p.name, p.category_id AS "categoryId", p.status
+        SELECT r.read::int4 AS read, p.id::float8 AS id, p.name, p.category_id::float8 AS "categoryId", p.status
         FROM unnest(${reads.map((r) => r.after)}::bigint[], ${reads.map((r) => r.rows)}::int[])
           WITH ORDINALITY AS r(after, rows, read)
         CROSS JOIN LATERAL (
@@ -64,7 +64,7 @@ export class PostgresPageReads {
       return
     }
     const pages: Pet[][] = reads.map(() => [])
-    for (const row of rows) pages[Number(row.read) - 1]!.push(toPet(row))
+    for (const row of rows) pages[row.read - 1]!.push(toPet(row))
     for (let i = 0; i < reads.length; i++) reads[i]!.resolve(pages[i]!)
   }
 }

@@ -57,7 +57,7 @@ export class PostgresPetStore implements PetStore {
         if (decided.unchanged) return { kind: 'updated', pet, previous }
         const [row]: PetRow[] = await tx`
           UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status}
-          WHERE id = ${id} RETURNING id, name, category_id AS "categoryId", status`
+          WHERE id = ${id} RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
         return { kind: 'updated', pet: toPet(returnedRow(row)), previous }
       }),
     )
@@ -88,15 +88,17 @@ export class PostgresPetStore implements PetStore {
   /** A pet, its row locked for the rest of the transaction `tx`. */
   async #locked(tx: SQL, id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await tx`
-      SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id} FOR UPDATE`
+      SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id} FOR UPDATE`
     return row && toPet(row)
   }
 
   async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
     if (status === undefined) return pageOf(await this.#pageReads.read(after, limit), limit)
-    // The (status, id) index serves the filtered walk.
-    const found: PetRow[] = await this.#sql`SELECT id, name, category_id AS "categoryId", status FROM pets
-      WHERE status = ${status} AND id > ${after} ORDER BY id LIMIT ${rowsForPage(limit)}`
+    // The (status, id) index serves the filtered walk. `pets.id`, the column: a bare `id` would name the select
+    // list's double, and PostgreSQL would sort every pet of the status instead of walking the index.
+    const found: PetRow[] = await this.#sql`
+      SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets
+      WHERE status = ${status} AND id > ${after} ORDER BY pets.id LIMIT ${rowsForPage(limit)}`
     return pageOf(found.map(toPet), limit)
   }
 
@@ -122,7 +124,7 @@ export class PostgresPetStore implements PetStore {
 
   async #get(id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await this
-      .#sql`SELECT id, name, category_id AS "categoryId", status FROM pets WHERE id = ${id}`
+      .#sql`SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id}`
     return row && toPet(row)
   }
 
@@ -139,7 +141,7 @@ export class PostgresPetStore implements PetStore {
   async #insert(sql: SQL, pet: NewPet): Promise<Pet> {
     const [row]: PetRow[] = await sql`
       INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status ?? DEFAULT_STATUS})
-      RETURNING id, name, category_id AS "categoryId", status`
+      RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
     return toPet(returnedRow(row))
   }
 }
