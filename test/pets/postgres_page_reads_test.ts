@@ -89,6 +89,31 @@ describe.skipIf(!SHARED_STORES)('PostgresPageReads', () => {
     expect((await reads.read(2, 1)).map((p) => p.id)).toEqual([3, 4])
   })
 
+  test('ids and categories up to 2^53 - 1 come back exact, read as doubles (postgres_rows.ts)', async () => {
+    const [sql] = await postgresPools(1, cleanups)
+    const large = [2 ** 31, 2 ** 32 + 1, 10 ** 15, 2 ** 53 - 3, 2 ** 53 - 2, 2 ** 53 - 1]
+    for (const id of large)
+      await sql!`INSERT INTO pets (id, name, category_id, status) OVERRIDING SYSTEM VALUE
+        VALUES (${id}, ${`pet ${id}`}, ${2 ** 53 - 1 - (id % 1000)}, 'sold')`
+    const expected: Pet[] = large.map((id) => ({
+      id,
+      name: `pet ${id}`,
+      categoryId: 2 ** 53 - 1 - (id % 1000),
+      status: 'sold',
+    }))
+    const store = new PostgresPetStore(sql!)
+    const [page, tail, filtered] = await Promise.all([
+      store.list({ limit: 10 }),
+      store.list({ limit: 2, after: 2 ** 53 - 3 }),
+      store.list({ limit: 10, status: 'sold', after: 2 ** 32 }),
+    ])
+    expect(page).toEqual({ pets: expected, more: false })
+    expect(page.pets).toEqual(await alone(sql!, 0, 10))
+    expect(tail).toEqual({ pets: expected.slice(4), more: false })
+    expect(filtered).toEqual({ pets: expected.slice(1), more: false })
+    for (const pet of expected) expect(await store.get(pet.id)).toEqual(pet)
+  })
+
   test('the store lists through them: a page and whether more follow, filtered walks apart', async () => {
     const sql = await poolWithPets(7)
     const store = new PostgresPetStore(sql)
