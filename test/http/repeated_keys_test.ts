@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { parseChecked } from '../../src/http/json_body'
 import { duplicateKey, repeatsAKey } from '../../src/http/repeated_keys'
+import { seededRandom } from '../helpers'
 
 /** Bodies, each with the key it writes twice in one object (undefined: none). */
 const BODIES: [string, string | undefined][] = [
@@ -46,11 +47,7 @@ describe('repeatsAKey', () => {
   })
 
   test('2,000 random bodies, with escaped quotes and backslashes, inexact numbers and nesting: as duplicateKey finds', () => {
-    let seed = 7
-    const random = () => {
-      seed = (seed * 1103515245 + 12345) % 2 ** 31
-      return seed / 2 ** 31
-    }
+    const random = seededRandom(7)
     let repeated = 0
     for (let i = 0; i < 2000; i++) {
       const text = randomBody(random)
