@@ -28,18 +28,28 @@ export function repeatsAKey(text: string, value: unknown): boolean {
   return keysWritten(text) !== propertiesOf(value)
 }
 
-/** How many keys `text` (JSON that has already parsed) writes: its strings followed by a colon. */
+/**
+ * How many keys `text` (JSON that has already parsed) writes: its strings
+ * followed by a colon. A quote left open (text that did not parse) ends the
+ * count rather than starting it again from the top.
+ */
 function keysWritten(text: string): number {
   let keys = 0
   for (let open = text.indexOf('"'); open !== -1; ) {
     let close = text.indexOf('"', open + 1)
-    while (isEscaped(text, close)) close = text.indexOf('"', close + 1)
-    let next = close + 1
-    while (isJsonBlank(text.charCodeAt(next))) next++
+    while (close !== -1 && isEscaped(text, close)) close = text.indexOf('"', close + 1)
+    if (close === -1) break
+    const next = afterBlanks(text, close + 1)
     if (text.charCodeAt(next) === COLON) keys++
     open = text.indexOf('"', next)
   }
   return keys
+}
+
+/** Where the first character of `text` from `at` that is not JSON's white space is. */
+function afterBlanks(text: string, at: number): number {
+  while (isJsonBlank(text.charCodeAt(at))) at++
+  return at
 }
 
 /** Whether the character at `at` follows an odd number of backslashes, so that it is escaped. */
@@ -94,10 +104,8 @@ export function duplicateKey(text: string): string | undefined {
       }
       const start = i
       i = end + 1
-      let next = i
-      while (isJsonBlank(text.charCodeAt(next))) next++
       const keys = open[open.length - 1]
-      if (text.charCodeAt(next) !== COLON || !keys) continue
+      if (text.charCodeAt(afterBlanks(text, i)) !== COLON || !keys) continue
       const key = escaped ? (JSON.parse(text.slice(start, end + 1)) as string) : text.slice(start + 1, end)
       if (keys.has(key)) return key
       keys.add(key)

@@ -46,6 +46,11 @@ describe('repeatsAKey', () => {
     expect(repeatsAKey(text, parseChecked(text))).toBe(expected !== undefined)
   })
 
+  test('a quote left open (text that did not parse) ends the count instead of scanning again from the top', () => {
+    expect(repeatsAKey('{"a":"b\\"', { a: 'b' })).toBe(false)
+    expect(repeatsAKey('{"a":1,"', { a: 1 })).toBe(false)
+  })
+
   test('2,000 random bodies, with escaped quotes and backslashes, inexact numbers and nesting: as duplicateKey finds', () => {
     const random = seededRandom(7)
     let repeated = 0
