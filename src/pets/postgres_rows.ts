@@ -1,15 +1,15 @@
 import type { Pet, PetStatus } from './schema'
 
 /**
- * A pets row as Bun reads it. Every statement selects
+ * A pets row as Bun reads it, which is the pet itself. Every statement selects
  * `id::float8 AS id, name, category_id::float8 AS "categoryId", status`:
  * PostgreSQL's bigint arrives from Bun as text, which costs its client a
  * string a column and the service a `Number()` each, where a double arrives
  * as a number. Exact: ids and categories are capped at 2^53 - 1 by the
  * schema, and a double holds every integer up to it. The text form cost
- * Bun's client 12.0 µs a page against 8.5 when a turn's statement read 50
- * pages, and about the same when it read a few (bench/README.md, "Numbers
- * read as numbers").
+ * Bun's client 12.0 µs a page against 8.5 as numbers when a turn's
+ * statement read 50 pages; with 8 pages the noise could tell no difference
+ * (bench/README.md, "Numbers read as numbers").
  */
 export interface PetRow {
   id: number
@@ -18,7 +18,7 @@ export interface PetRow {
   status: PetStatus
 }
 
-/** The pet of a row that may hold other columns too (a grouped read's `read`). */
+/** The pet alone, of a row that holds other columns too (a grouped read's `read`), which its JSON must not show. */
 export function toPet(row: PetRow): Pet {
   return { id: row.id, name: row.name, categoryId: row.categoryId, status: row.status }
 }

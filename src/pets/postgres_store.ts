@@ -14,7 +14,7 @@ import { answerToClaimed, type IdempotencyClaim } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
 import { ClaimTaken, earlierClaim, takeClaim } from './postgres_claims'
 import { PostgresPageReads } from './postgres_page_reads'
-import { type PetRow, toPet } from './postgres_rows'
+import type { PetRow } from './postgres_rows'
 import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -58,7 +58,7 @@ export class PostgresPetStore implements PetStore {
         const [row]: PetRow[] = await tx`
           UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status}
           WHERE id = ${id} RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
-        return { kind: 'updated', pet: toPet(returnedRow(row)), previous }
+        return { kind: 'updated', pet: returnedRow(row), previous }
       }),
     )
   }
@@ -89,7 +89,7 @@ export class PostgresPetStore implements PetStore {
   async #locked(tx: SQL, id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await tx`
       SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id} FOR UPDATE`
-    return row && toPet(row)
+    return row
   }
 
   async #list({ limit, status, after = 0 }: PetListQuery): Promise<PetPage> {
@@ -99,7 +99,7 @@ export class PostgresPetStore implements PetStore {
     const found: PetRow[] = await this.#sql`
       SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets
       WHERE status = ${status} AND id > ${after} ORDER BY pets.id LIMIT ${rowsForPage(limit)}`
-    return pageOf(found.map(toPet), limit)
+    return pageOf(found, limit)
   }
 
   async #create(pet: NewPet, deadline: Deadline, claim?: IdempotencyClaim): Promise<CreateOutcome> {
@@ -125,7 +125,7 @@ export class PostgresPetStore implements PetStore {
   async #get(id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await this
       .#sql`SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id}`
-    return row && toPet(row)
+    return row
   }
 
   /** Whether PostgreSQL answers a trivial query within HEALTH_DEADLINE_MS: `/health` never waits longer. */
@@ -142,7 +142,7 @@ export class PostgresPetStore implements PetStore {
     const [row]: PetRow[] = await sql`
       INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status ?? DEFAULT_STATUS})
       RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
-    return toPet(returnedRow(row))
+    return returnedRow(row)
   }
 }
 
