@@ -68,9 +68,11 @@ export interface AppDeps {
  * The one Elysia chain, in the order a request meets it: one wrap runs
  * the metrics, the browser's safe defaults and the request log around every
  * response, and CORS wraps everything inside it (a preflight is
- * answered there, before the guard); errors are mapped first (so
- * validation failures become 400s), the guard authenticates and rate-limits, oversized requests are
- * refused, then the routes. `normalize: false` makes unknown properties a
+ * answered there, before the guard, whose wrap is innermost: with a limiter
+ * that may answer later it decides there, before the chain); errors are
+ * mapped first (so validation failures become 400s), the guard
+ * authenticates and rate-limits, oversized requests are refused, then the
+ * routes. `normalize: false` makes unknown properties a
  * 400 instead of silently stripping them.
  */
 export function createApp(deps: AppDeps) {
@@ -100,9 +102,22 @@ export function createApp(deps: AppDeps) {
     const reset = async () => limiter.reset(keySubject(key), quotaResetName(key), clock())
     reset().catch((error) => logger.warn('could not reset a key quota', { keyId: key.id, ...errorFields(error) }))
   })
+  const guard = apiGuard({
+    callers,
+    keys: deps.keys,
+    limiter,
+    clock,
+    trustProxy,
+    ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
+    socketAddress,
+    lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
+    quotaReadings,
+  })
   return (
     app
-      // Wraps: one used later wraps those before it, so a preflight CORS answers is still logged, safe and counted.
+      // Wraps: one used later wraps those before it. The guard decides innermost, after a preflight CORS answers
+      // uncounted; that preflight is still logged, safe and counted by the wrap around every response.
+      .use(guard.deciding)
       .use(deps.corsOrigins === undefined ? new Elysia({ name: 'cors-off' }) : cors(deps.corsOrigins))
       // Started in this order, finished in reverse: the metrics time everything and see the final status.
       .use(
@@ -130,19 +145,7 @@ export function createApp(deps: AppDeps) {
         }),
       )
       .use(getPetDeprecation({ publicUrl: deps.publicUrl }))
-      .use(
-        apiGuard({
-          callers,
-          keys: deps.keys,
-          limiter,
-          clock,
-          trustProxy,
-          ipv6Prefix: deps.ipv6Prefix ?? DEFAULT_IPV6_PREFIX,
-          socketAddress,
-          lastUse: deps.lastUse ?? new LastUseRecorder(deps.keys, logger),
-          quotaReadings,
-        }),
-      )
+      .use(guard.applying)
       .use(requestBounds())
       .use(
         petRoutes({

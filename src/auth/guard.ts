@@ -3,13 +3,14 @@ import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { clientAddress } from '../http/client_address'
 import { type ErrorBody, type ResponseSet, refuse } from '../http/errors'
+import { asHandle, HandOver } from '../http/hand_over'
 import { plainRequestHook } from '../http/plain_hook'
 import { isApiUrl, isPath } from '../http/url'
 import type { LastUseRecorder } from '../keys/last_use'
 import { PLAN_LIMITS } from '../keys/plans'
 import type { ApiKey, KeyStore } from '../keys/store'
 import { applyRateDecision } from '../ratelimit/apply_decision'
-import { describeUsage, limiterUnavailable, type RateDecision, type Usage } from '../ratelimit/decision'
+import { describeUsage, limiterUnavailable, type Usage } from '../ratelimit/decision'
 import { FreeRequests, freeRequestLimits } from '../ratelimit/free_requests'
 import type { RateLimiter } from '../ratelimit/limiter'
 import type { QuotaReadings } from '../ratelimit/quota_readings'
@@ -98,16 +99,28 @@ function isQuotaCheck(request: Request): boolean {
 }
 
 /**
- * The single `onRequest` step in front of `/v1`: identify the caller, count
- * the request, then refuse it (429; 401 without a valid key, an expired one
- * included; 403 for a read-only key that would write) or let it
- * through. It runs before routing, parsing and validation, so every outcome
- * is counted and carries the rate-limit headers, and an unknown path, a bad
- * body or a wrong method without a valid key is a 401 like any other. Two
- * requests with a valid key are not counted here: the quota check, never,
- * and a conditional GET, once its answer is known (ratelimit/settle.ts).
- * The quota check's headers are written here, from the reading its route
+ * The guard in front of `/v1`: identify the caller, count the request,
+ * then refuse it (429; 401 without a valid key, an expired one included;
+ * 403 for a read-only key that would write) or let it through. It runs
+ * before routing, parsing and validation, so every outcome is counted and
+ * carries the rate-limit headers, and an unknown path, a bad body or a
+ * wrong method without a valid key is a 401 like any other. Two requests
+ * with a valid key are not counted here: the quota check, never, and a
+ * conditional GET, once its answer is known (ratelimit/settle.ts). The
+ * quota check's headers are written here, from the reading its route
  * answers with, so an answer refused after the guard (a 431) carries them.
+ *
+ * It comes in two parts, as Elysia runs them. `deciding` is a wrap, the
+ * innermost (src/app.ts uses it first, so a CORS preflight is answered
+ * before it, uncounted): with a limiter that may answer later (Redis) it
+ * authenticates and asks the limiter, waiting for the answer when it must
+ * before Elysia's chain begins. `applying` is the `onRequest` hook, in its
+ * place after the deprecation headers, that writes the decision into the
+ * answer (and with a limiter that answers at once, decides it too). It is
+ * plain whatever the limiter, so Elysia compiles its chain without a
+ * promise and a refusal decided at once (a ban the Redis limiter already
+ * knows) reaches Bun without one (bench/README.md, "The guard decided
+ * before the chain").
  */
 export function apiGuard({
   keys,
@@ -143,8 +156,8 @@ export function apiGuard({
       OUTSIDE_API_EXCEEDED(freeRequestLimits(PLAN_LIMITS.free).rpm, over.retryAfter),
     )
   }
-  const check: GuardCheck = (request, set) => {
-    if (!isApiUrl(request.url)) return boundOutsideApi(request, set)
+  const decide = (request: Request): Awaitable<Verdict> => {
+    if (!isApiUrl(request.url)) return (set) => boundOutsideApi(request, set)
     const authorization = request.headers.get('authorization')
     const now = clock()
     const presented = authenticate(authorization, keys, known)
@@ -152,7 +165,7 @@ export function apiGuard({
     const expired = presented !== undefined && hasExpired(presented, now)
     const key = expired ? undefined : presented
     // Counts the request (on the key's quota owner, or the address), then lets it through or refuses it (429, or 401 without a valid key).
-    const count = (): Awaitable<Refusal | undefined> => {
+    const count = (): Awaitable<Verdict> => {
       // Without a valid key the caller is its address (an IPv6 one per network), on the Free plan's limits.
       const decision = key
         ? limiter.consume(keySubject(key), key, now)
@@ -161,7 +174,7 @@ export function apiGuard({
             PLAN_LIMITS.free,
             now,
           )
-      const finish = (decided: RateDecision): Refusal | undefined => {
+      return andThen(decision, (decided) => (set: ResponseSet) => {
         const refusal = decisions.apply(set, decided)
         if (key !== undefined) {
           // Counted against the key: our own 5xx gives it back (ratelimit/settle.ts).
@@ -171,15 +184,14 @@ export function apiGuard({
         if (refusal !== undefined) return refusal
         set.headers['www-authenticate'] = challenge(authorization, expired)
         return refuse(set, 'unauthorized', refusalReason(authorization, expired), AT_AUTHORIZATION)
-      }
-      return andThen(decision, finish)
+      })
     }
     if (key === undefined) return count()
     callers.authenticated(request, key)
     lastUse.note(key, now)
     if (isQuotaCheck(request)) {
       // Counts nothing, also over the limit or banned: read, the headers written, the reading left for the route.
-      return andThen(limiter.peek(keySubject(key), key, now), (usage) => {
+      return andThen(limiter.peek(keySubject(key), key, now), (usage) => (set: ResponseSet) => {
         if (usage === undefined) return applyRateDecision(set, limiterUnavailable(key, now))
         applyRateDecision(set, describeUsage(usage, key, now))
         quotaReadings.note(request, { usage, at: now })
@@ -188,27 +200,68 @@ export function apiGuard({
     }
     if (key.access === 'read-only' && !READ_METHODS.has(request.method)) {
       // Counted like every answer to a valid key, then refused, unless the count refused it first.
-      return andThen(count(), (refusal) => refusal ?? refuseWrite(set))
+      return andThen(count(), (counted) => (set: ResponseSet) => counted(set) ?? refuseWrite(set))
     }
     if (!isConditionalRead(request)) return count()
     // A conditional GET with quota left goes on uncounted; its answer decides (a 304 is free: ratelimit/settle.ts).
-    const decide = (usage: Usage | undefined): Awaitable<Refusal | undefined> => {
+    const decideConditional = (usage: Usage | undefined): Awaitable<Verdict> => {
       const view = usage === undefined ? undefined : describeUsage(usage, key, now)
       // Over its limit, banned, or a limiter that cannot be asked: counted, and so refused, as any request.
       if (view === undefined || view.remaining === 0) return count()
-      applyRateDecision(set, view)
-      const refused = boundFree(set, key, now)
-      if (refused === undefined) callers.letThroughUncounted(request, usage?.storeVersion)
-      return refused
+      return (set) => {
+        applyRateDecision(set, view)
+        const refused = boundFree(set, key, now)
+        if (refused === undefined) callers.letThroughUncounted(request, usage?.storeVersion)
+        return refused
+      }
     }
-    return andThen(limiter.peek(keySubject(key), key, now), decide)
+    return andThen(limiter.peek(keySubject(key), key, now), decideConditional)
   }
-  // Plain with a limiter that answers at once, so Elysia compiles the chain without a promise (http/plain_hook.ts).
-  return new Elysia({ name: 'api-guard' }).onRequest(plainRequestHook(check, limiter.answersAtOnce === true))
+  // With a limiter that answers at once the hook decides itself: a wrap costs every request a call and a closure
+  // (Elysia makes each wrap's function anew for each request).
+  if (limiter.answersAtOnce === true)
+    return {
+      deciding: new Elysia({ name: 'api-guard-deciding' }),
+      applying: new Elysia({ name: 'api-guard' }).onRequest(
+        plainRequestHook((request, set) => (decide(request) as Verdict)(set)),
+      ),
+    }
+  // Each request's verdict, from the wrap to the hook; a decision that failed is thrown there, for the error mapper.
+  const verdicts = new HandOver<Verdict>()
+  return {
+    deciding: new Elysia({ name: 'api-guard-deciding' }).wrap((handle) => (request: Request) => {
+      const rest = asHandle(handle)
+      let decided: Awaitable<Verdict>
+      try {
+        decided = decide(request)
+      } catch (error) {
+        decided = failed(error)
+      }
+      if (!(decided instanceof Promise)) return verdicts.hand(request, decided, rest)
+      return decided.then(
+        (verdict) => verdicts.hand(request, verdict, rest),
+        (error) => verdicts.hand(request, failed(error), rest),
+      )
+    }),
+    applying: new Elysia({ name: 'api-guard' }).onRequest(
+      plainRequestHook((request, set) => {
+        const verdict = verdicts.take(request)
+        if (verdict === undefined) throw new Error('the guard has no decision for this request: its wrap did not run')
+        return verdict(set)
+      }),
+    ),
+  }
 }
 
 /** A refusal to answer with: its Error body, or the Response made for a refusal that repeats (ratelimit/repeated_refusal.ts). */
 type Refusal = ErrorBody | Response
 
-/** The guard's decision for one request: a refusal to answer with, or undefined to let it through. */
-type GuardCheck = (request: Request, set: ResponseSet) => Awaitable<Refusal | undefined>
+/** The guard's decision for one request, applied to its answer: a refusal to answer with, or undefined to let it through. */
+type Verdict = (set: ResponseSet) => Refusal | undefined
+
+/** The verdict of a decision that failed: the failure, thrown where the error mapper sees it. */
+function failed(error: unknown): Verdict {
+  return () => {
+    throw error
+  }
+}

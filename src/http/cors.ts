@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { andThen } from '../awaitable'
 import type { CorsOrigins } from '../config'
+import { asHandle } from './hand_over'
 import { isApiUrl, isPath } from './url'
 
 /** What a page on another origin may send: the methods of `/v1` and the request headers the service reads. */
@@ -48,8 +49,7 @@ export function cors(origins: CorsOrigins) {
   const allowOrigin = (origin: string | null): string | undefined =>
     any ? '*' : origin !== null && allowed.has(origin) ? origin : undefined
   return new Elysia({ name: 'cors' }).wrap((handle) => (request: Request) => {
-    if (!isApiUrl(request.url) && !isPath(request.url, OPENAPI_PATH))
-      return (handle as unknown as (request: Request) => Response)(request)
+    if (!isApiUrl(request.url) && !isPath(request.url, OPENAPI_PATH)) return asHandle(handle)(request)
     const origin = request.headers.get('origin')
     const allowedOrigin = allowOrigin(origin)
     if (
@@ -66,7 +66,7 @@ export function cors(origins: CorsOrigins) {
       headers.set('access-control-expose-headers', CORS_EXPOSE_HEADERS)
       return response
     }
-    return andThen((handle as unknown as (request: Request) => Response | Promise<Response>)(request), finish)
+    return andThen(asHandle(handle)(request), finish)
   })
 }
 

@@ -1,6 +1,7 @@
 import { Elysia } from 'elysia'
 import { andThen } from '../awaitable'
 import type { ResponseSet } from './errors'
+import { asHandle, HandOver } from './hand_over'
 
 /**
  * One thing done around every response: `start` runs when the request
@@ -18,7 +19,6 @@ export interface ResponseStep<T = unknown> {
 
 /** A request on its way in, and whether its steps' headers were written into Elysia's `set` for it. */
 interface Arrival {
-  request: Request
   started: unknown[]
   written: boolean
 }
@@ -32,43 +32,40 @@ interface Arrival {
  * The steps' headers go into Elysia's `set` by the app's first `onRequest`
  * hook, so the Response is made with them: setting them on a made Response
  * cost every answer 4 to 6 % of its CPU (bench/README.md, "Headers written
- * before the answer is made"). The wrap hands the request to that
- * hook in `arriving`: Elysia runs its first hook inside `handle`, before
- * anything can wait. An answer made without it (a CORS preflight, answered
- * in a wrap inside this one) gets the headers it lacks in `finish`.
+ * before the answer is made"). The wrap hands the request's arrival to that
+ * hook (http/hand_over.ts). An answer made without it (a CORS preflight,
+ * answered in a wrap inside this one) gets the headers it lacks in `finish`.
  */
 export function everyResponse(name: string, steps: readonly ResponseStep[]) {
-  let arriving: Arrival | undefined
-  const writeHeaders = (headers: ResponseSet['headers'], arrival: Arrival) => {
-    for (let i = 0; i < steps.length; i++) steps[i]?.headers?.(headers, arrival.request, arrival.started[i])
+  const arrivals = new HandOver<Arrival>()
+  const writeHeaders = (headers: ResponseSet['headers'], request: Request, arrival: Arrival) => {
+    for (let i = 0; i < steps.length; i++) steps[i]?.headers?.(headers, request, arrival.started[i])
   }
-  const finish = (arrival: Arrival, response: Response): Response => {
+  const finish = (request: Request, arrival: Arrival, response: Response): Response => {
     if (!arrival.written) {
       const headers: ResponseSet['headers'] = {}
-      writeHeaders(headers, arrival)
+      writeHeaders(headers, request, arrival)
       for (const name in headers) if (!response.headers.has(name)) response.headers.set(name, String(headers[name]))
     }
     for (let i = steps.length - 1; i >= 0; i--) {
       const step = steps[i] as ResponseStep
-      if (step.finish !== undefined) response = step.finish(arrival.request, response, arrival.started[i])
+      if (step.finish !== undefined) response = step.finish(request, response, arrival.started[i])
     }
     return response
   }
   return (
     new Elysia({ name })
       .wrap((handle) => (request: Request) => {
-        const arrival: Arrival = { request, started: steps.map((step) => step.start(request)), written: false }
-        arriving = arrival
-        const answered = (handle as unknown as (request: Request) => Response | Promise<Response>)(request)
-        arriving = undefined
-        return andThen(answered, (response) => finish(arrival, response))
+        const arrival: Arrival = { started: steps.map((step) => step.start(request)), written: false }
+        const answered = arrivals.hand(request, arrival, asHandle(handle))
+        return andThen(answered, (response) => finish(request, arrival, response))
       })
       // No `return` and nothing that waits in its source, so Elysia compiles the chain plain (http/plain_hook.ts).
       .onRequest(({ request, set }) => {
-        const arrival = arriving
-        if (arrival?.request === request) {
+        const arrival = arrivals.take(request)
+        if (arrival !== undefined) {
           arrival.written = true
-          writeHeaders(set.headers, arrival)
+          writeHeaders(set.headers, request, arrival)
         }
       })
   )

@@ -32,12 +32,12 @@ export function isPlainHook(fn: unknown): boolean {
  * test/http/plain_hook_test.ts would notice.
  */
 
-/** An `onRequest` hook that reads the request and writes its answer's status and headers (the guard). */
-export function plainRequestHook<A>(
-  check: (request: Request, set: ResponseSet) => Awaitable<A | undefined>,
-  atOnce: boolean,
-) {
-  if (!atOnce) return async ({ request, set }: { request: Request; set: ResponseSet }) => await check(request, set)
+/**
+ * An `onRequest` hook that reads the request and writes its answer's status
+ * and headers (the guard's, which never waits: what it waits for, it waits
+ * for in a wrap before the chain, auth/guard.ts).
+ */
+export function plainRequestHook<A>(check: (request: Request, set: ResponseSet) => A | undefined) {
   return plain(({ request, set }: { request: Request; set: ResponseSet }) => {
     const answered = check(request, set)
     if (answered !== undefined) return answered

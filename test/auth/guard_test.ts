@@ -3,6 +3,7 @@ import { isAsync } from 'elysia/compose'
 import { challenge, WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey } from '../../src/keys/api_key'
 import { PLAN_LIMITS } from '../../src/keys/plans'
+import type { RateDecision } from '../../src/ratelimit/decision'
 import type { RateLimiter } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BASE, describeEachStore, expectError, FREE, makeTestApp } from '../helpers'
@@ -135,16 +136,65 @@ describe('the guard as Elysia compiles it', () => {
     expect(asyncHooks(app)).toBe(0)
   })
 
-  test('with a limiter that may answer later the guard is awaited: counted, refused and let through alike', async () => {
+  test('with a limiter that may answer later the guard waits before the chain: counted, refused and let through alike', async () => {
     const { app, call } = await makeTestApp({ limiter: answeringLater(new MemoryRateLimiter()) }, FREE)
-    expect(asyncHooks(app)).toBe(1)
+    expect(asyncHooks(app)).toBe(0)
     const first = await call('GET', '/v1/pets')
     expect(first.status).toBe(200)
     expect(first.headers.get('x-ratelimit-remaining')).toBe(String(PLAN_LIMITS.free.rpm - 1))
+    // The wrap around every response still writes its headers before the answer is made, after the wait.
+    expect(first.headers.get('x-request-id')).toBeString()
     for (let i = 1; i < PLAN_LIMITS.free.rpm; i++) expect((await call('GET', '/v1/pets')).status).toBe(200)
     await expectError(await call('GET', '/v1/pets'), 429, 'rate_limit_exceeded')
     await expectUnauthorized(await call('GET', '/v1/pets', { key: null }))
   })
+
+  test('a decision such a limiter has at hand (a ban it knows) reaches Bun without a promise; one it waits for, with one', async () => {
+    const memory = new MemoryRateLimiter()
+    // As the Redis limiter does: a ban it has seen is answered here, anything else after a round trip.
+    const banAtHand: RateLimiter = {
+      ...answeringLater(memory),
+      consume: (subject, limits, now) => {
+        const decision = memory.consume(subject, limits, now) as RateDecision
+        return decision.refusal === 'key_banned' ? decision : Promise.resolve(decision)
+      },
+    }
+    const { app, secret } = await makeTestApp({ limiter: banAtHand }, FREE)
+    const list = () => app.fetch(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
+    expect(list()).toBeInstanceOf(Promise)
+    // Over the limit, then on until the limiter bans the key for going on.
+    let codes = ''
+    for (let i = 0; i < 3 * PLAN_LIMITS.free.rpm && !codes.endsWith('key_banned'); i++) {
+      const answer = await list()
+      codes = answer.status === 200 ? 'ok' : ((await answer.json()) as { code: string }).code
+    }
+    expect(codes).toBe('key_banned')
+    const banned = list()
+    expect(banned).toBeInstanceOf(Response)
+    await expectError(banned as Response, 429, 'key_banned')
+    expect((banned as Response).headers.get('x-request-id')).toBeString()
+  })
+  test.each([
+    [
+      'fails at once',
+      (): never => {
+        throw new Error('limiter on fire')
+      },
+    ],
+    ['fails later', () => Promise.reject(new Error('limiter on fire'))],
+  ])(
+    'a limiter that %s reaches the error mapper: a 500 Error body, logged, with the safe headers',
+    async (_, consume) => {
+      const limiter: RateLimiter = { ...answeringLater(new MemoryRateLimiter()), consume }
+      const { call, logs } = await makeTestApp({ limiter }, FREE)
+      const answer = await call('GET', '/v1/pets')
+      await expectError(answer, 500, 'internal_error')
+      expect(answer.headers.get('x-content-type-options')).toBe('nosniff')
+      expect(
+        logs.some((line) => line.msg === 'unexpected error' && String(line.error).includes('limiter on fire')),
+      ).toBe(true)
+    },
+  )
 })
 
 describeEachStore('requests that cost no quota are bounded too (issue 31)', () => {

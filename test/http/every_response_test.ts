@@ -61,6 +61,30 @@ describe('everyResponse', () => {
     expect(finished).toEqual(['request-1 204', 'request-2 200'])
   })
 
+  test('behind a wrap inside it that waits before the chain (the guard on Redis), the headers are still written first', async () => {
+    const finished: string[] = []
+    const seen: unknown[] = []
+    // Used first, so the steps wrap it, as they wrap the guard's decision (src/app.ts).
+    const waiting = new Elysia({ name: 'waiting' }).wrap(
+      (handle) => (request: Request) =>
+        Bun.sleep(1).then(() => (handle as unknown as (request: Request) => Response)(request)),
+    )
+    const app = new Elysia()
+      .use(waiting)
+      .use(everyResponse('steps', [namingStep(finished)]))
+      .onRequest(({ set }) => {
+        seen.push(set.headers['x-name'])
+      })
+      .get('/route', () => 'ok')
+    const [first, second] = await Promise.all([
+      app.handle(new Request(`${BASE}/route`)),
+      app.handle(new Request(`${BASE}/route`)),
+    ])
+    expect(seen.toSorted()).toEqual(['request-1', 'request-2'])
+    expect([first?.headers.get('x-name'), second?.headers.get('x-name')]).toEqual(['request-1', 'request-2'])
+    expect(finished.toSorted()).toEqual(['request-1 200', 'request-2 200'])
+  })
+
   test('steps start in order and finish in reverse, early refusals and unknown paths included', async () => {
     const order: string[] = []
     const step = (name: string): ResponseStep => ({

@@ -32,7 +32,7 @@ function asElysiaReadsIt(hook: (...args: never[]) => unknown) {
 
 describe('plain hooks, as Elysia reads them', () => {
   test.each([
-    ['plainRequestHook', plainRequestHook(() => REFUSAL, true), false],
+    ['plainRequestHook', plainRequestHook(() => REFUSAL), false],
     ['plainQueryHandler', plainQueryHandler(() => REFUSAL, true), true],
     ['plainErrorHook', plainErrorHook(() => REFUSAL, true), false],
   ])('%s, at once: plain, answering, building only what it names', (_, hook, readsQuery) => {
@@ -45,7 +45,6 @@ describe('plain hooks, as Elysia reads them', () => {
   })
 
   test.each([
-    ['plainRequestHook', plainRequestHook(() => REFUSAL, false)],
     ['plainQueryHandler', plainQueryHandler(() => REFUSAL, false)],
     ['plainErrorHook', plainErrorHook(() => REFUSAL, false)],
   ])('%s, later: async, so Elysia awaits it', (_, hook) => {
@@ -58,7 +57,7 @@ describe('plain hooks, as Elysia reads them', () => {
     const guard = plainRequestHook((req, s) => {
       seen.push(req, s)
       return req.method === 'GET' ? REFUSAL : undefined
-    }, true)
+    })
     const written = set()
     expect(guard({ request, set: written })).toBe(REFUSAL)
     expect(seen).toEqual([request, written])
@@ -88,10 +87,13 @@ describe('every plain hook of the app, as Elysia compiles it', () => {
     expect((app.event.error ?? []).filter((hook) => isAsync(hook as never))).toEqual([])
   })
 
-  test('with a limiter or a store that may answer later: none is plain, so each is awaited', async () => {
+  test('with a limiter or a store that may answer later: only the guard is plain, as it waits before the chain', async () => {
     const later: RateLimiter = { ...new MemoryRateLimiter(), answersAtOnce: false } as unknown as RateLimiter
     const { app } = await makeTestApp({ limiter: later })
-    expect(hooksOf(app).filter(isPlainHook)).toEqual([])
+    const plain = hooksOf(app).filter(isPlainHook)
+    expect(plain).toEqual((app.event.request ?? []).map((hook) => hook.fn).filter(isPlainHook))
+    expect(plain).toHaveLength(1)
+    expect((app.event.request ?? []).filter((hook) => isAsync(hook as never))).toEqual([])
     const slowPets = await makeTestApp()
     const pets: PetStore = Object.assign(Object.create(slowPets.pets), { listsAtOnce: false })
     const { app: withSlowPets } = await makeTestApp({ pets, limiter: new MemoryRateLimiter() })
