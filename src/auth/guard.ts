@@ -223,7 +223,11 @@ export function apiGuard({
     return {
       deciding: new Elysia({ name: 'api-guard-deciding' }),
       applying: new Elysia({ name: 'api-guard' }).onRequest(
-        plainRequestHook((request, set) => (decide(request) as Verdict)(set)),
+        plainRequestHook((request, set) => {
+          const verdict = decide(request)
+          if (verdict instanceof Promise) throw new Error('a limiter that answers at once gave a promise')
+          return verdict(set)
+        }),
       ),
     }
   // Each request's verdict, from the wrap to the hook; a decision that failed is thrown there, for the error mapper.

@@ -37,8 +37,11 @@ export class HandOver<T> {
   /** What the wrap handed over for `request`, once; undefined when it handed nothing (the request came another way). */
   take(request: Request): T | undefined {
     if (this.#request === request) {
+      const value = this.#value
       this.#taken = true
-      return this.#value
+      this.#request = undefined
+      this.#value = undefined
+      return value
     }
     const value = this.#later.get(request)
     if (value !== undefined) this.#later.delete(request)

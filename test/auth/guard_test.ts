@@ -174,6 +174,14 @@ describe('the guard as Elysia compiles it', () => {
     await expectError(banned as Response, 429, 'key_banned')
     expect((banned as Response).headers.get('x-request-id')).toBeString()
   })
+  test('a limiter that says it answers at once but gives a promise is a 500, never a request let through', async () => {
+    const memory = new MemoryRateLimiter()
+    const lying = Object.assign(answeringLater(memory), { answersAtOnce: true }) as RateLimiter
+    const { call, logs } = await makeTestApp({ limiter: lying }, FREE)
+    await expectError(await call('GET', '/v1/pets'), 500, 'internal_error')
+    expect(logs.some((line) => String(line.error).includes('a limiter that answers at once gave a promise'))).toBe(true)
+  })
+
   test.each([
     [
       'fails at once',

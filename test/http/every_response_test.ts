@@ -1,6 +1,7 @@
 import { describe, expect, test } from 'bun:test'
 import { Elysia } from 'elysia'
 import { everyResponse, type ResponseStep } from '../../src/http/every_response'
+import { asHandle } from '../../src/http/hand_over'
 
 const BASE = 'http://localhost'
 
@@ -66,8 +67,7 @@ describe('everyResponse', () => {
     const seen: unknown[] = []
     // Used first, so the steps wrap it, as they wrap the guard's decision (src/app.ts).
     const waiting = new Elysia({ name: 'waiting' }).wrap(
-      (handle) => (request: Request) =>
-        Bun.sleep(1).then(() => (handle as unknown as (request: Request) => Response)(request)),
+      (handle) => (request: Request) => Bun.sleep(1).then(() => asHandle(handle)(request)),
     )
     const app = new Elysia()
       .use(waiting)

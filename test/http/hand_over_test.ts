@@ -4,18 +4,18 @@ import { HandOver } from '../../src/http/hand_over'
 const request = () => new Request('http://localhost/v1/pets')
 
 describe('HandOver', () => {
-  test('a hook run inside the handle takes the value at once', () => {
+  test('a hook run inside the handle takes the value at once, and only once', () => {
     const handOver = new HandOver<string>()
     const arrived = request()
     const taken: unknown[] = []
     const answer = new Response('ok')
     expect(
       handOver.hand(arrived, 'value', (handed) => {
-        taken.push(handOver.take(handed))
+        taken.push(handOver.take(handed), handOver.take(handed))
         return answer
       }),
     ).toBe(answer)
-    expect(taken).toEqual(['value'])
+    expect(taken).toEqual(['value', undefined])
     // Nothing is kept for it afterwards.
     expect(handOver.take(arrived)).toBeUndefined()
   })
