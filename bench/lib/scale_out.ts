@@ -25,6 +25,11 @@ export const SCALE_OUT_SCENARIOS = [
 /** Per instance, the service's CPU per request on PostgreSQL + Redis as a multiple of SQLite + memory's: the targets. */
 export const SCALE_OUT_TARGETS: Record<string, number> = { 'hot list': 1.5, '429 path': 1.3, 'cold list': 2 }
 
+/** Each instance's part of a run's connections, split evenly over `instances` (at least one each). */
+export function connectionShare(connections: number, instances: number): number {
+  return Math.max(1, Math.round(connections / instances))
+}
+
 const instancesText = (instances: number) => `${instances} instance${instances === 1 ? '' : 's'}`
 const sqliteName = (instances: number) => `SQLite + memory, ${instancesText(instances)}`
 const sharedName = (instances: number) => `PostgreSQL + Redis, ${instancesText(instances)}`
@@ -206,7 +211,7 @@ async function measureScaleOut(
   const checks = new Map<string, LoadResult[]>(deployments.map((d) => [d.name, []]))
   const wrkRun = (deployment: Deployment, duration: number) => {
     const script = wrkScript(scenario, deployment.context)
-    const share = Math.max(1, Math.round(options.connections / deployment.instances.length))
+    const share = connectionShare(options.connections, deployment.instances.length)
     return Promise.all(
       deployment.instances.map((instance, i) => {
         // A folder each: every wrk reads its own copy of the script.
@@ -303,7 +308,7 @@ async function measureScaleOut(
 
 /** autocannon on every instance at once, connections split, every answer checked by the scenario. */
 async function checkAnswers(scenario: Scenario, deployment: Deployment, options: ScaleOutOptions): Promise<LoadResult> {
-  const share = Math.max(1, Math.round(options.connections / deployment.instances.length))
+  const share = connectionShare(options.connections, deployment.instances.length)
   // Built once, so the instances share what the requests name.
   const requests = scenario.requests(deployment.context)
   const runs = await Promise.all(

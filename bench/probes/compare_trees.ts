@@ -20,12 +20,16 @@
 //                              [--shared]                              (the servers on PostgreSQL + Redis, started
 //                              with .ci/services on CPU 1 and seeded with --pets pets; the in-process lens stays on
 //                              SQLite + memory)
-import { copyFileSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs'
+//                              [--shared --instances 3]                (each tree as that many instances sharing them,
+//                              all on CPU 0, wrk's 50 connections split evenly as the scale-out bench splits them;
+//                              CPU summed over the instances, per request all of them served)
+import { copyFileSync, mkdtempSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join, resolve } from 'node:path'
 import { parseArgs } from 'node:util'
-import { spawnPinned } from '../lib/processes'
+import { cpuSeconds, spawnPinned } from '../lib/processes'
 import { median } from '../lib/rounds'
+import { connectionShare } from '../lib/scale_out'
 import { SCENARIOS } from '../lib/scenarios'
 import { seedDatabase, seedPostgres } from '../lib/seed'
 import { startSharedServices, stopSharedServices } from '../lib/shared_services'
@@ -42,6 +46,7 @@ const { values } = parseArgs({
     scenario: { type: 'string', default: 'hot-list' },
     pets: { type: 'string', default: '100000' },
     shared: { type: 'boolean', default: false },
+    instances: { type: 'string', default: '1' },
   },
 })
 if (!['hot-list', '429', 'cold-list', 'create'].includes(values.scenario))
@@ -69,6 +74,13 @@ function seededCopy(): string {
 }
 /** With --shared: PostgreSQL + Redis for both trees' servers, seeded once with PETS pets and the bench's keys. */
 const SHARED = values.shared
+/** With --shared: how many instances of each tree serve at once, sharing PostgreSQL + Redis. */
+const INSTANCES = Number(values.instances)
+if (!Number.isInteger(INSTANCES) || INSTANCES < 1) throw new Error('--instances is a whole number, 1 or more')
+if (INSTANCES > 1 && !SHARED)
+  throw new Error('--instances above 1 needs --shared: the instances share PostgreSQL + Redis')
+/** wrk's connections, split evenly over the instances. */
+const CONNECTIONS = 50
 const sharedDir = SHARED ? mkdtempSync(join(tmpdir(), 'compare-trees-services-')) : ''
 const shared = SHARED ? await startAndSeed() : undefined
 async function startAndSeed() {
@@ -98,7 +110,6 @@ const HEADERS = (values.header as string[]).map((header) => {
   if (colon < 1) throw new Error(`--header "${header}" must be "Name: value"`)
   return [header.slice(0, colon).trim(), header.slice(colon + 1).trim()] as [string, string]
 })
-const CLOCK_TICKS = 100 // USER_HZ on Linux
 
 type Tree = keyof typeof TREES
 const spread = (xs: number[]) =>
@@ -166,11 +177,6 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   }
 }
 
-function cpuSeconds(pid: number): number {
-  const fields = readFileSync(`/proc/${pid}/stat`, 'utf8').split(')').at(-1)!.trim().split(' ')
-  return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS
-}
-
 /** For the cold list: the bench's own Lua for its scenario, which has wrk ask for a random page each time. */
 const COLD_SCRIPT = join(seededDir, 'cold.lua')
 if (COLD) {
@@ -189,7 +195,7 @@ if (CREATE)
     ].join('\n'),
   )
 
-async function wrk(url: string, key: string, seconds: number): Promise<number> {
+async function wrk(url: string, key: string, seconds: number, connections = CONNECTIONS): Promise<number> {
   const headers = [
     ...HEADERS.flatMap(([name, value]) => ['-H', `${name}: ${value}`]),
     ...(COLD ? ['-s', COLD_SCRIPT] : []),
@@ -201,7 +207,7 @@ async function wrk(url: string, key: string, seconds: number): Promise<number> {
     '1',
     'wrk',
     '-t1',
-    '-c50',
+    `-c${connections}`,
     `-d${seconds}s`,
     ...headers,
     '-H',
@@ -247,7 +253,7 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
       headers: { authorization: `Bearer ${unlimited}`, 'content-type': 'application/json' },
       body: JSON.stringify({ name: `pet ${i}`, categoryId: 1 }),
     })
-  return measured(pid, base, key)
+  return measured([pid], [base], key)
 }
 
 /**
@@ -264,24 +270,42 @@ async function started(root: string, port: number, stops: (() => void)[], env: R
   return { pid: server.pid, base: `http://127.0.0.1:${port}` }
 }
 
-/** The scenario's measurement of the server `pid` at `base` with `key` (the Free key banned first on the 429 path). */
-async function measured(pid: number, base: string, key: string): Promise<() => Promise<number>> {
-  const list = CREATE ? `${base}/v1/pets` : `${base}/v1/pets?limit=20`
+/**
+ * The scenario's measurement of the servers `pids` at `bases` (one tree's instances) with `key`, the Free key
+ * banned first on the 429 path (through the first: instances share their limits): their CPU summed, per request
+ * all of them served, each driven by its share of the connections at once.
+ */
+async function measured(pids: number[], bases: string[], key: string): Promise<() => Promise<number>> {
+  const paths = bases.map((base) => (CREATE ? `${base}/v1/pets` : `${base}/v1/pets?limit=20`))
   if (REFUSED)
     for (let i = 0; i < EXHAUST; i++)
-      await (await fetch(list, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+      await (await fetch(paths[0]!, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+  const share = connectionShare(CONNECTIONS, paths.length)
+  const everyInstance = async (seconds: number) =>
+    (await Promise.all(paths.map((path) => wrk(path, key, seconds, share)))).reduce((sum, n) => sum + n, 0)
+  const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
   return async () => {
-    await wrk(list, key, 2)
-    const before = cpuSeconds(pid)
-    const requests = await wrk(list, key, SECONDS)
-    return ((cpuSeconds(pid) - before) / requests) * 1e6
+    await everyInstance(2)
+    const before = cpu()
+    const requests = await everyInstance(SECONDS)
+    return ((cpu() - before) / requests) * 1e6
   }
 }
 
-/** A pinned `serve` of `root` on the seeded PostgreSQL + Redis, with their keys; measures CPU per request. */
+/**
+ * INSTANCES pinned `serve`s of `root` on the seeded PostgreSQL + Redis, with their keys, on `port` and every
+ * second port after it (the other tree takes the ports between); measures CPU per request.
+ */
 async function servedShared(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string>) {
-  const { pid, base } = await started(root, port, stops, { ...shared!.env, ...extraEnv })
-  return measured(pid, base, REFUSED ? shared!.keys.free : shared!.keys.unlimited)
+  const instances = []
+  for (let i = 0; i < INSTANCES; i++)
+    instances.push(await started(root, port + 2 * i, stops, { ...shared!.env, ...extraEnv }))
+  const key = REFUSED ? shared!.keys.free : shared!.keys.unlimited
+  return measured(
+    instances.map(({ pid }) => pid),
+    instances.map(({ base }) => base),
+    key,
+  )
 }
 
 await interleaved('in process, µs per request', {
