@@ -166,7 +166,12 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
           ? new Request('http://localhost/v1/pets', {
               method: 'POST',
               body: CREATE_BODY,
-              headers: [...headers, ['content-type', 'application/json']],
+              // With its length, as wrk sends it: without one, the body would be read as a chunked upload is.
+              headers: [
+                ...headers,
+                ['content-type', 'application/json'],
+                ['content-length', String(CREATE_BODY.length)],
+              ],
             })
           : new Request(`http://localhost${listPath()}`, { headers }),
       )
