@@ -3,14 +3,16 @@ import type { DataVersionWatcher } from './data_version'
 import { SERVER_BUSY_TIMEOUT_MS } from './sqlite'
 
 /**
- * The reads of one turn of the event loop share one read transaction and
- * one check of the data version, instead of one each: the requests a turn
- * serves arrived before it began (Bun runs the turn's `setImmediate`
- * callbacks before it polls for more), so a snapshot taken at the turn's
- * first read is as recent as one taken per request, and costs the turn one
- * pair of lock calls on the WAL-index instead of a pair per statement, and
- * one read of the WAL-index header instead of one per list
- * (bench/README.md, "One snapshot a turn").
+ * The reads of one turn of the event loop share one read transaction
+ * instead of one each, which costs the turn one pair of lock calls on the
+ * WAL-index instead of a pair per statement (bench/README.md, "One
+ * snapshot a turn"). The data version is still read at every list and
+ * every pet read: most requests a turn serves arrived before it began, but
+ * not all (a connection accepted during the turn has its first request
+ * read at once, and it may have been sent after another process's
+ * commit), so a snapshot is kept only while the version is the one it
+ * began under (bench/README.md, "A commit seen by a request of the same
+ * turn").
  *
  * For a database file, the reads run on a connection of their own, opened
  * read-only on the same file, so the writes of the main connection (the
@@ -44,15 +46,20 @@ export class TurnReads {
 
   /**
    * A number that changes when another connection commits to the file
-   * (DataVersionWatcher.current), asked once per turn: a commit that lands
-   * during the turn is seen by the next one.
+   * (DataVersionWatcher.current), asked at every call: a request can come in
+   * after a commit and still be served in the turn that began before it (on
+   * a connection accepted during the turn, whose first request is read at
+   * once). When the version has moved since the turn's snapshot began, the
+   * snapshot is let go, so the next read begins one that holds the commit.
    */
   current(): number {
-    if (this.#version === undefined) {
-      this.#version = this.#watcher.current()
+    const version = this.#watcher.current()
+    if (version !== this.#version) {
+      if (this.#version !== undefined) this.end()
+      this.#version = version
       this.#scheduleEnd()
     }
-    return this.#version
+    return version
   }
 
   /**
@@ -62,8 +69,9 @@ export class TurnReads {
    * version it is kept under.
    */
   begin(): void {
-    if (this.#reader === undefined || this.#inSnapshot) return
+    if (this.#reader === undefined) return
     this.current()
+    if (this.#inSnapshot) return
     // A transaction an end could not close holds an older snapshot: it is let go first.
     if (this.#reader.inTransaction) this.#reader.exec('ROLLBACK')
     this.#reader.exec('BEGIN')

@@ -37,9 +37,9 @@ interface KeptPage {
  * This process's own changes drop exactly the pages they alter (an order's
  * too, which the order store reports to `petChanged`); a commit by
  * any other connection (a second server on the same file, the CLI) drops
- * every page at the next turn's first list read, which asks `watcher`
- * (DataVersionWatcher.current, once per turn through db/turn_reads.ts: one
- * read of the WAL-index header while nothing moved).
+ * every page at the next list read, which asks `watcher`
+ * (DataVersionWatcher.current, through db/turn_reads.ts: one read of the
+ * WAL-index header while nothing moved).
  */
 export class CachedPetStore implements PetStore {
   readonly listsAtOnce: boolean | undefined

@@ -30,40 +30,48 @@ function petCount(reads: TurnReads): number {
 }
 
 describe('TurnReads', () => {
-  test('the reads of one turn share a snapshot; the next turn sees what another connection committed meanwhile', async () => {
+  test('the reads of one turn share a snapshot while nothing is committed; a commit by another connection is seen by the next read, in the same turn too', async () => {
     const { ours, theirs } = twoConnections()
     const reads = new TurnReads(ours, new DataVersionWatcher(ours))
     expect(reads.db).not.toBe(ours)
     addPet(theirs, 'Before')
     expect(petCount(reads)).toBe(1)
+    expect(reads.db.inTransaction).toBe(true)
+    // A request read during the turn, sent after this commit (a connection accepted in the turn), must see it.
     addPet(theirs, 'During the turn')
-    expect(petCount(reads)).toBe(1)
+    expect(petCount(reads)).toBe(2)
     await nextTurn()
+    expect(reads.db.inTransaction).toBe(false)
     expect(petCount(reads)).toBe(2)
     reads.close()
   })
 
-  test('asks the watcher once a turn, before the snapshot begins', async () => {
+  test('asks the watcher at every read, before the snapshot begins, and keeps the snapshot while the version stays', async () => {
     const { ours, theirs } = twoConnections()
+    let version = 1
     let asked = 0
     // A commit that lands while the version is asked must be in the snapshot read after it.
     const watcher = {
       current: () => {
         asked++
-        addPet(theirs, `While asking ${asked}`)
-        return asked
+        if (asked === 1) addPet(theirs, 'While asking')
+        return version
       },
     }
     const reads = new TurnReads(ours, watcher)
     // The turn's first read asks the version first: the commit made meanwhile is in its snapshot.
     expect(petCount(reads)).toBe(1)
     expect(reads.current()).toBe(1)
+    expect(asked).toBe(2)
+    // Committed, but the version has not moved (as for this process's own writes): the snapshot is kept.
+    addPet(theirs, 'Unannounced')
     expect(petCount(reads)).toBe(1)
-    expect(asked).toBe(1)
-    await nextTurn()
+    // The version moved: the snapshot is let go and the next read begins one that holds both pets.
+    version = 2
     expect(petCount(reads)).toBe(2)
     expect(reads.current()).toBe(2)
-    expect(asked).toBe(2)
+    await nextTurn()
+    expect(reads.db.inTransaction).toBe(false)
     reads.close()
   })
 
