@@ -8,8 +8,8 @@ import { SERVER_BUSY_TIMEOUT_MS } from './sqlite'
  * WAL-index instead of a pair per statement (bench/README.md, "One
  * snapshot a turn"). The data version is still read at every list and
  * every pet read: most requests a turn serves arrived before it began, but
- * not all (a connection accepted during the turn has its first request
- * read at once, and it may have been sent after another process's
+ * not all (most likely a connection accepted during the turn has its first
+ * request read at once, and it may have been sent after another process's
  * commit), so a snapshot is kept only while the version is the one it
  * began under (bench/README.md, "A commit seen by a request of the same
  * turn").
@@ -47,10 +47,11 @@ export class TurnReads {
   /**
    * A number that changes when another connection commits to the file
    * (DataVersionWatcher.current), asked at every call: a request can come in
-   * after a commit and still be served in the turn that began before it (on
-   * a connection accepted during the turn, whose first request is read at
-   * once). When the version has moved since the turn's snapshot began, the
-   * snapshot is let go, so the next read begins one that holds the commit.
+   * after a commit and still be served in the turn that began before it
+   * (most likely on a connection accepted during the turn, whose first
+   * request is read at once). When the version has moved since the turn's
+   * snapshot began, the snapshot is let go, so the next read begins one
+   * that holds the commit.
    */
   current(): number {
     const version = this.#watcher.current()
