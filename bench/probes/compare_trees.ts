@@ -281,13 +281,13 @@ async function started(root: string, port: number, stops: (() => void)[], env: R
  * all of them served, each driven by its share of the connections at once.
  */
 async function measured(pids: number[], bases: string[], key: string): Promise<() => Promise<number>> {
-  const paths = bases.map((base) => (CREATE ? `${base}/v1/pets` : `${base}/v1/pets?limit=20`))
+  const urls = bases.map((base) => (CREATE ? `${base}/v1/pets` : `${base}/v1/pets?limit=20`))
   if (REFUSED)
     for (let i = 0; i < EXHAUST; i++)
-      await (await fetch(paths[0]!, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
-  const share = connectionShare(CONNECTIONS, paths.length)
+      await (await fetch(urls[0]!, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+  const share = connectionShare(CONNECTIONS, urls.length)
   const everyInstance = async (seconds: number) =>
-    (await Promise.all(paths.map((path) => wrk(path, key, seconds, share)))).reduce((sum, n) => sum + n, 0)
+    (await Promise.all(urls.map((url) => wrk(url, key, seconds, share)))).reduce((sum, n) => sum + n, 0)
   const cpu = () => pids.reduce((sum, pid) => sum + cpuSeconds(pid), 0)
   return async () => {
     await everyInstance(2)
