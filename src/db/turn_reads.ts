@@ -31,6 +31,8 @@ export class TurnReads {
   /** The data version asked this turn; undefined until the turn's first list asks. */
   #version: number | undefined
   #inSnapshot = false
+  /** Set while a read runs for a request that has just asked the version (readAsked). */
+  #versionAsked = false
   #endScheduled = false
   readonly #endTurn = () => {
     this.#endScheduled = false
@@ -64,14 +66,31 @@ export class TurnReads {
   }
 
   /**
+   * Runs `read` for a request that has just asked `current()`, in the same
+   * synchronous call (the page cache, before it reads a page it does not
+   * keep): the reads' `begin()` does not ask again, so such a page costs one
+   * read of the WAL-index header, not two. Only for that call: a later
+   * request may have been sent after another commit.
+   */
+  readAsked<T>(read: () => T): T {
+    this.#versionAsked = true
+    try {
+      return read()
+    } finally {
+      this.#versionAsked = false
+    }
+  }
+
+  /**
    * Opens the turn's snapshot unless it is open: the statements prepared on
    * `db` then read the file as it was at the turn's first read. The version
-   * is asked first, so a page read in the snapshot is never older than the
-   * version it is kept under.
+   * is asked first (unless the request has just asked it, `readAsked`), so a
+   * page read in the snapshot is never older than the version it is kept
+   * under, nor than a commit made before the request was sent.
    */
   begin(): void {
     if (this.#reader === undefined) return
-    this.current()
+    if (!this.#versionAsked) this.current()
     if (this.#inSnapshot) return
     // A transaction an end could not close holds an older snapshot: it is let go first.
     if (this.#reader.inTransaction) this.#reader.exec('ROLLBACK')

@@ -1,5 +1,4 @@
 import { type Awaitable, andThen } from '../awaitable'
-import type { DataVersionWatcher } from '../db/data_version'
 import { type DeleteOutcome, type PetChanges, type PetPrecondition, samePet, type UpdateOutcome } from './changes'
 import type { IdempotencyClaim } from './idempotency'
 import { type PageKey, pageKey } from './page_key'
@@ -14,6 +13,16 @@ interface KeptPage {
   page: PetPage
   status: PetStatus | undefined
   after: number
+}
+
+/**
+ * What the page cache asks before every list: the data version
+ * (DataVersionWatcher.current) and, from db/turn_reads.ts, a way to read a
+ * page it does not keep without the store asking the version again.
+ */
+export interface PageVersions {
+  current(): number
+  readAsked?<T>(read: () => T): T
 }
 
 /**
@@ -37,14 +46,15 @@ interface KeptPage {
  * This process's own changes drop exactly the pages they alter (an order's
  * too, which the order store reports to `petChanged`); a commit by
  * any other connection (a second server on the same file, the CLI) drops
- * every page at the next list read, which asks `watcher`
+ * every page at the next list read, which asks `versions`
  * (DataVersionWatcher.current, through db/turn_reads.ts: one read of the
- * WAL-index header while nothing moved).
+ * WAL-index header while nothing moved, which also serves the read of a
+ * page not kept).
  */
 export class CachedPetStore implements PetStore {
   readonly listsAtOnce: boolean | undefined
   #store: PetStore
-  #watcher: Pick<DataVersionWatcher, 'current'>
+  #versions: PageVersions
   #seenVersion = -1
   #firstPages = new Map<PageKey, KeptPage>()
   /** In the order they were last read, so the first is the one to drop. */
@@ -56,14 +66,14 @@ export class CachedPetStore implements PetStore {
   #hits = 0
   #misses = 0
 
-  constructor(store: PetStore, watcher: Pick<DataVersionWatcher, 'current'>) {
+  constructor(store: PetStore, versions: PageVersions) {
     this.listsAtOnce = store.listsAtOnce
     this.#store = store
-    this.#watcher = watcher
+    this.#versions = versions
   }
 
   list(query: PetListQuery): Awaitable<PetPage> {
-    const version = this.#watcher.current()
+    const version = this.#versions.current()
     if (version !== this.#seenVersion) {
       this.#forgetAll()
       this.#seenVersion = version
@@ -82,7 +92,8 @@ export class CachedPetStore implements PetStore {
       return kept.page
     }
     this.#misses++
-    const page = this.#store.list(query)
+    const read = () => this.#store.list(query)
+    const page = this.#versions.readAsked ? this.#versions.readAsked(read) : read()
     if (page instanceof Promise) return page
     if (!first) {
       if (!this.#readOnce.delete(key)) {

@@ -75,6 +75,32 @@ describe('TurnReads', () => {
     reads.close()
   })
 
+  test('a read run by readAsked does not ask the version again; a read after it does, even if the first threw', () => {
+    const { ours } = twoConnections()
+    let asked = 0
+    const reads = new TurnReads(ours, {
+      current: () => {
+        asked++
+        return 1
+      },
+    })
+    // The page cache asks, then reads a page it does not keep: one ask for the two.
+    reads.current()
+    expect(reads.readAsked(() => petCount(reads))).toBe(0)
+    expect(asked).toBe(1)
+    // Another request's read, later in the turn, may have been sent after a commit: it asks.
+    petCount(reads)
+    expect(asked).toBe(2)
+    expect(() =>
+      reads.readAsked(() => {
+        throw new Error('failed read')
+      }),
+    ).toThrow('failed read')
+    petCount(reads)
+    expect(asked).toBe(3)
+    reads.close()
+  })
+
   test('a write through the group commit ends the snapshot, so a read after it in the same turn sees it', async () => {
     const { ours } = twoConnections()
     const reads = new TurnReads(ours, new DataVersionWatcher(ours))

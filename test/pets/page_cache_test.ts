@@ -1,7 +1,10 @@
 import { describe, expect, test } from 'bun:test'
 import { join } from 'node:path'
 import { DataVersionWatcher } from '../../src/db/data_version'
+import { GroupCommit } from '../../src/db/group_commit'
 import { openDatabase } from '../../src/db/sqlite'
+import { TurnReads } from '../../src/db/turn_reads'
+import { closeDatabase } from '../../src/db/wal_ownership'
 import { CachedPetStore, LATER_PAGES_KEPT } from '../../src/pets/page_cache'
 import { SqlitePetStore } from '../../src/pets/sqlite_store'
 import { tempDir } from '../helpers'
@@ -38,6 +41,33 @@ describe('CachedPetStore', () => {
       await other.update(1, { status: 'sold' })
       expect((await cache.list({ limit: 20, status: 'available' })).pets).toEqual([])
       expect((await cache.list({ limit: 20 })).pets.map((p) => p.status)).toEqual(['sold'])
+    } finally {
+      workspace.cleanup()
+    }
+  })
+
+  test('a page it does not keep costs one ask of the data version, shared with the snapshot it is read in', () => {
+    const workspace = tempDir('animal-store-cache-')
+    try {
+      const db = openDatabase(join(workspace.dir, 'store.sqlite'))
+      const watcher = new DataVersionWatcher(db)
+      let asked = 0
+      const reads = new TurnReads(db, {
+        current: () => {
+          asked++
+          return watcher.current()
+        },
+      })
+      const store = new SqlitePetStore(db, new GroupCommit(db, reads), reads)
+      const cache = new CachedPetStore(store, reads)
+      expect(cache.list({ limit: 20, after: 5 })).toEqual({ pets: [], more: false })
+      expect(asked).toBe(1)
+      // A pet read alone asks for itself.
+      expect(cache.get(1)).toBeUndefined()
+      expect(asked).toBe(2)
+      reads.close()
+      closeDatabase(db)
+      watcher.close()
     } finally {
       workspace.cleanup()
     }
