@@ -28,7 +28,7 @@ export class TurnReads {
   readonly db: Database
   readonly #reader: Database | undefined
   readonly #watcher: Pick<DataVersionWatcher, 'current'>
-  /** The data version asked this turn; undefined until the turn's first list asks. */
+  /** The data version last asked, which an open snapshot holds at least; undefined once it has ended. */
   #version: number | undefined
   #inSnapshot = false
   /** Set while a read runs for a request that has just asked the version (readAsked). */
@@ -83,14 +83,16 @@ export class TurnReads {
 
   /**
    * Opens the turn's snapshot unless it is open: the statements prepared on
-   * `db` then read the file as it was at the turn's first read. The version
-   * is asked first (unless the request has just asked it, `readAsked`), so a
-   * page read in the snapshot is never older than the version it is kept
-   * under, nor than a commit made before the request was sent.
+   * `db` then read the file as it was at the snapshot's first read. The
+   * version is asked first (unless the request has just asked it,
+   * `readAsked`, and it is still recorded), so a page read in the snapshot is
+   * never older than the version it is kept under, nor than a commit made
+   * before the request was sent, and a snapshot never begins without a
+   * version that a later move can be told from.
    */
   begin(): void {
     if (this.#reader === undefined) return
-    if (!this.#versionAsked) this.current()
+    if (!this.#versionAsked || this.#version === undefined) this.current()
     if (this.#inSnapshot) return
     // A transaction an end could not close holds an older snapshot: it is let go first.
     if (this.#reader.inTransaction) this.#reader.exec('ROLLBACK')

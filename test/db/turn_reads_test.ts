@@ -101,6 +101,25 @@ describe('TurnReads', () => {
     reads.close()
   })
 
+  test('a read run by readAsked with no version recorded (none asked, or the snapshot ended) asks, so a later move ends its snapshot', () => {
+    const { ours, theirs } = twoConnections()
+    let version = 1
+    let asked = 0
+    const reads = new TurnReads(ours, {
+      current: () => {
+        asked++
+        return version
+      },
+    })
+    expect(reads.readAsked(() => petCount(reads))).toBe(0)
+    expect(asked).toBe(1)
+    // Another process commits and the version moves: the snapshot begun above is let go at the next read.
+    addPet(theirs, 'After the snapshot began')
+    version = 2
+    expect(petCount(reads)).toBe(1)
+    reads.close()
+  })
+
   test('a write through the group commit ends the snapshot, so a read after it in the same turn sees it', async () => {
     const { ours } = twoConnections()
     const reads = new TurnReads(ours, new DataVersionWatcher(ours))
