@@ -6,9 +6,16 @@
 
 import type { ResponseSet } from './errors'
 
-/** A strong ETag for a representation's bytes (64-bit wyhash, as `"` base-36 `"`): equal texts, equal tags. */
-export function entityTag(representation: string): string {
-  return `"${Bun.hash(representation).toString(36)}"`
+/**
+ * A strong ETag for a representation's bytes (64-bit wyhash, as `"` base-36
+ * `"`): equal texts, equal tags. `variant` seeds the hash, to tell apart
+ * answers of the same bytes that say something more beside them (a page
+ * whose next one follows: pets/answers.ts `pageTag`) without making a
+ * second, longer text to hash (bench/README.md, "A page's tag without a
+ * second text").
+ */
+export function entityTag(representation: string, variant = 0): string {
+  return `"${Bun.hash(representation, variant).toString(36)}"`
 }
 
 /**

@@ -4,7 +4,7 @@ import { integerFromText } from '../http/integer_text'
 import { parseJsonBody, parseMergePatchBody } from '../http/json_body'
 import { NoQuery } from '../http/no_query'
 import { API_PREFIX, baseUrl } from '../http/url'
-import { answerCreated, ifMatchPrecondition, petNotFound, sendChanged, sendTagged } from '../pets/answers'
+import { answerCreated, ifMatchPrecondition, pageTag, petNotFound, sendChanged, sendTagged } from '../pets/answers'
 import { claimOf, idempotencyKeyReused } from '../pets/idempotency_header'
 import { DEFAULT_LIMIT, IdempotencyKeyHeaders } from '../pets/schema'
 import type { SettleQuota } from '../ratelimit/settle'
@@ -83,7 +83,7 @@ export function orderRoutes({ orders, callers, clock, publicUrl, settleQuota }: 
         if (page.more && last)
           set.headers.link = `<${nextPageUrl(baseUrl(publicUrl, request.url), wanted, last.id)}>; rel="next"`
         // The tag covers whether a next page follows: the `Link` a 304 stands for.
-        return sendTagged(json, request, set, settleQuota, page.more ? `${json} more` : json)
+        return sendTagged(json, request, set, settleQuota, pageTag(json, page.more))
       },
       {
         query: ListOrdersQuery,

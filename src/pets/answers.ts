@@ -10,22 +10,32 @@ export function petTag(pet: Pet): string {
   return entityTag(JSON.stringify(pet))
 }
 
+/** The tag variant of a page whose next one follows (entityTag's seed). */
+const NEXT_PAGE_FOLLOWS = 1
+
+/**
+ * A page's strong ETag: of its JSON, and of whether a next page follows
+ * (the `Link` a 304 stands for), so the same rows tag apart once more
+ * are added after them.
+ */
+export function pageTag(json: string, more: boolean): string {
+  return entityTag(json, more ? NEXT_PAGE_FOLLOWS : 0)
+}
+
 /**
  * A small JSON body with its strong ETag (one pet, the inventory, an order
  * or a page of orders; never compressed): a 304 when `If-None-Match`
  * matches, costing no quota; otherwise the conditional GET the guard let
- * through is counted (a 429 if it is over), then the body. The tag is of
- * `tagged`: the body, unless the answer says more than its body (a page's
- * next one).
+ * through is counted (a 429 if it is over), then the body. The tag is the
+ * body's, unless the answer says more than its body (a page's: `pageTag`).
  */
 export async function sendTagged(
   json: string,
   request: Request,
   set: ResponseSet,
   settleQuota: SettleQuota,
-  tagged: string = json,
+  etag: string = entityTag(json),
 ): Promise<string | ErrorBody | undefined> {
-  const etag = entityTag(tagged)
   tagAnswer(set, etag)
   if (ifNoneMatchMatches(request.headers.get('if-none-match'), etag)) return notModified(set)
   const refusal = await settleQuota(request, set, 200)

@@ -2,7 +2,7 @@ import { Elysia } from 'elysia'
 import { type Awaitable, andThen } from '../awaitable'
 import type { Callers } from '../http/callers'
 import { type EncodedForm, Representation, VARY_ACCEPT_ENCODING } from '../http/compression'
-import { entityTag, ifNoneMatchMatches, notModified, tagAnswer } from '../http/conditional'
+import { ifNoneMatchMatches, notModified, tagAnswer } from '../http/conditional'
 import type { ErrorBody, ResponseSet } from '../http/errors'
 import { integerFromText } from '../http/integer_text'
 import { parseJsonBody } from '../http/json_body'
@@ -12,7 +12,7 @@ import { plainQueryHandler } from '../http/plain_hook'
 import { ReusedHeaders } from '../http/reused_headers'
 import { API_PREFIX, baseUrl } from '../http/url'
 import type { SettleQuota } from '../ratelimit/settle'
-import { answerCreated, petNotFound, sendTagged } from './answers'
+import { answerCreated, pageTag, petNotFound, sendTagged } from './answers'
 import { bodyHash } from './idempotency'
 import { claimOf, idempotencyKeyReused } from './idempotency_header'
 import { CREATE_PET, GET_PET, LIST_PETS } from './operations'
@@ -127,7 +127,7 @@ function pageRepresentation(page: PetPage): Representation {
   let representation = representations.get(page)
   if (representation === undefined) {
     const json = JSON.stringify(page.pets)
-    representation = new Representation(json, entityTag(page.more ? `${json} more` : json))
+    representation = new Representation(json, pageTag(json, page.more))
     representations.set(page, representation)
   }
   return representation

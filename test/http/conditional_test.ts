@@ -7,6 +7,12 @@ describe('entityTag', () => {
     expect(entityTag('[1]')).toBe(entityTag('[1]'))
     expect(entityTag('[1]')).not.toBe(entityTag('[2]'))
   })
+
+  test('tells the same text apart by variant, and variant 0 is the plain tag', () => {
+    expect(entityTag('[1]', 1)).toMatch(/^"[0-9a-z]+"$/)
+    expect(entityTag('[1]', 1)).not.toBe(entityTag('[1]'))
+    expect(entityTag('[1]', 0)).toBe(entityTag('[1]'))
+  })
 })
 
 describe('ifNoneMatchMatches (weak comparison, RFC 9110 §13.1.2)', () => {

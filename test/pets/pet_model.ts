@@ -1,5 +1,6 @@
 import { expect } from 'bun:test'
 import { entityTag } from '../../src/http/conditional'
+import { pageTag } from '../../src/pets/answers'
 
 /**
  * A plain model of the pets an API holds, and a driver that sends random
@@ -217,7 +218,7 @@ export async function driveAgainstModel(
     const headers = conditional(path)
     const response = await send('GET', path, headers)
     const body = await response.text()
-    expectConditional(context(`GET ${path}`), response, body, headers, json, entityTag(more ? `${json} more` : json))
+    expectConditional(context(`GET ${path}`), response, body, headers, json, pageTag(json, more))
     const last = page.at(-1)
     // A 304 stands for the 200 it confirms; it carries the ETag, not the Link (RFC 9110 §15.4.5).
     const link =

@@ -448,6 +448,24 @@ describeEachStore('GET /v1/pets', () => {
     expect((await json(exact)).map((p: { id: number }) => p.id)).toEqual([3, 4])
   })
 
+  test('tags the same rows apart once a next page follows them, so their old ETag is not a 304', async () => {
+    const { call } = await seeded(2)
+    const last = await call('GET', '/v1/pets?limit=2')
+    const etag = last.headers.get('etag') as string
+    const rows = await json(last)
+    expect(last.headers.get('link')).toBeNull()
+    await call('POST', '/v1/pets', { body: { name: 'pet 3', categoryId: 3 } })
+    const followed = await call('GET', '/v1/pets?limit=2', { headers: { 'if-none-match': etag } })
+    expect(followed.status).toBe(200)
+    expect(followed.headers.get('link')).toBe('<http://localhost/v1/pets?limit=2&after=2>; rel="next"')
+    expect(followed.headers.get('etag')).not.toBe(etag)
+    expect(await json(followed)).toEqual(rows)
+    const again = await call('GET', '/v1/pets?limit=2', {
+      headers: { 'if-none-match': followed.headers.get('etag') as string },
+    })
+    expect(again.status).toBe(304)
+  })
+
   test('answers page after page with the headers of each: its request id and counts, no header of the one before', async () => {
     const { call } = await seeded(4)
     const answers = []
