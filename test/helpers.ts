@@ -58,6 +58,15 @@ export const UNLIMITED: NewApiKey = { name: 'test', plan: 'enterprise', rpm: 1_0
 export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free }
 
 /**
+ * A moment one second into a minute far in the future: the clock of a test
+ * that drives a key over a small limit. With the real clock, two requests
+ * may fall on either side of a minute's end, and the second is allowed in
+ * the new window; a past minute would not do on Redis either, which expires
+ * a window's keys at its end (PEXPIREAT).
+ */
+export const IN_A_FUTURE_MINUTE = Date.UTC(2099, 10, 21, 10, 0, 1)
+
+/**
  * What `makeTestApp` builds on: SQLite with the in-memory limiter (one
  * instance; in memory, or a file as a server has it, whose reads then run in
  * one snapshot a turn on a connection of their own), or PostgreSQL with the

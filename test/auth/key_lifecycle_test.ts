@@ -2,7 +2,7 @@ import { expect, test } from 'bun:test'
 import { WWW_AUTHENTICATE } from '../../src/auth/guard'
 import { generateApiKey, hashApiKey } from '../../src/keys/api_key'
 import { issueKey } from '../../src/keys/issue'
-import { describeEachStore, eventually, expectError, FREE, json, makeTestApp } from '../helpers'
+import { describeEachStore, eventually, expectError, FREE, IN_A_FUTURE_MINUTE, json, makeTestApp } from '../helpers'
 
 const PET = { name: 'Rex', categoryId: 1 }
 
@@ -43,18 +43,18 @@ describeEachStore('keys with a life, through the app', () => {
   })
 
   test('a read-only key over its limit is answered 429, not 403', async () => {
-    const { call, keys } = await makeTestApp()
+    const { call, keys } = await makeTestApp({ clock: () => IN_A_FUTURE_MINUTE })
     const { secret } = await issueKey(keys, { ...FREE, rpm: 1, access: 'read-only', plan: 'enterprise' })
     expect((await call('POST', '/v1/pets', { key: secret, body: PET })).status).toBe(403)
     expect((await call('POST', '/v1/pets', { key: secret, body: PET })).status).toBe(429)
   })
 
   test('a rolled pair shares one quota: 60 requests split across the two keys, the 61st is 429 on either', async () => {
-    const { call, keys } = await makeTestApp()
+    const { call, keys } = await makeTestApp({ clock: () => IN_A_FUTURE_MINUTE })
     const { key, secret: old } = await issueKey(keys, FREE)
     const successor = generateApiKey()
     expect(
-      await keys.roll(key.id, hashApiKey(successor), new Date(Date.now() + 3_600_000).toISOString(), null),
+      await keys.roll(key.id, hashApiKey(successor), new Date(IN_A_FUTURE_MINUTE + 3_600_000).toISOString(), null),
     ).toBeDefined()
     for (let i = 0; i < 60; i++) {
       const response = await call('GET', '/v1/pets', { key: i % 2 === 0 ? old : successor })
@@ -66,7 +66,7 @@ describeEachStore('keys with a life, through the app', () => {
   })
 
   test('unban lifts a ban and clears the minute and the day, through the change notice', async () => {
-    const { call, keys } = await makeTestApp()
+    const { call, keys } = await makeTestApp({ clock: () => IN_A_FUTURE_MINUTE })
     const { key, secret } = await issueKey(keys, FREE)
     for (let i = 0; i < 60; i++) await call('GET', '/v1/pets', { key: secret })
     let last: Response | undefined

@@ -1,10 +1,10 @@
 import { expect, test } from 'bun:test'
 import { DOCS_CONTENT_SECURITY_POLICY } from '../../src/docs/routes'
-import { describeEachStore, FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, IN_A_FUTURE_MINUTE, makeTestApp } from '../helpers'
 
 describeEachStore('safe defaults for browsers', () => {
   test('every response says nosniff, early refusals and unknown paths included', async () => {
-    const { call } = await makeTestApp({}, { ...FREE, rpm: 1 })
+    const { call } = await makeTestApp({ clock: () => IN_A_FUTURE_MINUTE }, { ...FREE, rpm: 1 })
     const responses = [
       await call('GET', '/v1/pets'),
       await call('GET', '/v1/pets'),

@@ -1,6 +1,6 @@
 import { expect, test } from 'bun:test'
 import { CORS_ALLOW_HEADERS, CORS_EXPOSE_HEADERS, CORS_MAX_AGE_SECONDS } from '../../src/http/cors'
-import { describeEachStore, FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, IN_A_FUTURE_MINUTE, makeTestApp } from '../helpers'
 
 const SHOP = 'https://shop.example'
 const preflight = (origin: string, path = '/v1/pets') => ({
@@ -84,7 +84,10 @@ describeEachStore('CORS', () => {
   })
 
   test('every /v1 answer to an allowed origin names it and exposes the headers a client reads, refusals included', async () => {
-    const { call } = await makeTestApp({ corsOrigins: [SHOP, 'http://localhost:5173'] }, { ...FREE, rpm: 2 })
+    const { call } = await makeTestApp(
+      { corsOrigins: [SHOP, 'http://localhost:5173'], clock: () => IN_A_FUTURE_MINUTE },
+      { ...FREE, rpm: 2 },
+    )
     const headers = { origin: SHOP }
     const created = await call('POST', '/v1/pets', { headers, body: { name: 'Rex', categoryId: 1 } })
     const list = await call('GET', '/v1/pets?limit=1', { headers })

@@ -2,14 +2,14 @@ import { describe, expect, test } from 'bun:test'
 import { MAX_LOGGED_USER_AGENT } from '../../src/http/request_log'
 import { hashApiKey } from '../../src/keys/api_key'
 import { createLogger } from '../../src/log'
-import { describeEachStore, FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, IN_A_FUTURE_MINUTE, makeTestApp } from '../helpers'
 
 // A new id: the process's random prefix, then a counter in base 36.
 const NEW_ID = /^[0-9a-f]{8}-[0-9a-z]+$/
 
 describeEachStore('X-Request-Id', () => {
   test('is on every response, early refusals and paths outside /v1 included', async () => {
-    const { call } = await makeTestApp({}, FREE)
+    const { call } = await makeTestApp({ clock: () => IN_A_FUTURE_MINUTE }, FREE)
     const responses = [
       await call('GET', '/v1/pets'),
       await call('GET', '/v1/pets', { key: null }),

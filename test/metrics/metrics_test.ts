@@ -3,7 +3,7 @@ import { StoreUnavailableError } from '../../src/db/store_unavailable'
 import { LEFT_OUT_DEFAULT_METRICS, ServiceMetrics } from '../../src/metrics/metrics'
 import { operationOf } from '../../src/metrics/operation'
 import type { CachedPetStore } from '../../src/pets/page_cache'
-import { FREE, makeTestApp } from '../helpers'
+import { FREE, IN_A_FUTURE_MINUTE, makeTestApp } from '../helpers'
 import { parseExposition } from './exposition'
 
 async function scrape(metrics: ServiceMetrics): Promise<Map<string, number>> {
@@ -69,7 +69,7 @@ describe('metrics', () => {
 
   test('requests move the counters by exactly the requests sent, by operation and status, with their latency', async () => {
     const metrics = metricsFor()
-    const { call } = await makeTestApp({ metrics }, { ...FREE, rpm: 3 })
+    const { call } = await makeTestApp({ metrics, clock: () => IN_A_FUTURE_MINUTE }, { ...FREE, rpm: 3 })
     await call('POST', '/v1/pets', { body: { name: 'Rex', categoryId: 1 } })
     await call('GET', '/v1/pets')
     await call('GET', '/v1/pets/1')
