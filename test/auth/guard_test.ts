@@ -6,7 +6,7 @@ import { PLAN_LIMITS } from '../../src/keys/plans'
 import type { RateDecision } from '../../src/ratelimit/decision'
 import type { RateLimiter } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
-import { BASE, describeEachStore, expectError, FREE, makeTestApp } from '../helpers'
+import { BASE, describeEachStore, expectError, FREE, IN_A_FUTURE_MINUTE, makeTestApp } from '../helpers'
 
 /**
  * Asserts a 401 whose challenge is the bare one, or (RFC 6750 §3.1) carries
@@ -137,7 +137,10 @@ describe('the guard as Elysia compiles it', () => {
   })
 
   test('with a limiter that may answer later the guard waits before the chain: counted, refused and let through alike', async () => {
-    const { app, call } = await makeTestApp({ limiter: answeringLater(new MemoryRateLimiter()) }, FREE)
+    const { app, call } = await makeTestApp(
+      { limiter: answeringLater(new MemoryRateLimiter()), clock: () => IN_A_FUTURE_MINUTE },
+      FREE,
+    )
     expect(asyncHooks(app)).toBe(0)
     const first = await call('GET', '/v1/pets')
     expect(first.status).toBe(200)
@@ -159,7 +162,7 @@ describe('the guard as Elysia compiles it', () => {
         return decision.refusal === 'key_banned' ? decision : Promise.resolve(decision)
       },
     }
-    const { app, secret } = await makeTestApp({ limiter: banAtHand }, FREE)
+    const { app, secret } = await makeTestApp({ limiter: banAtHand, clock: () => IN_A_FUTURE_MINUTE }, FREE)
     const list = () => app.fetch(new Request(`${BASE}/v1/pets`, { headers: { authorization: `Bearer ${secret}` } }))
     expect(list()).toBeInstanceOf(Promise)
     // Over the limit, then on until the limiter bans the key for going on.

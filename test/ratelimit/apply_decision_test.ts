@@ -305,7 +305,7 @@ describe('over a real port', () => {
     const db = openDatabase(':memory:')
     const keys = new SqliteKeyStore(db)
     const { secret } = await issueKey(keys, FREE)
-    const app = createApp({ ...sqliteStores(db), keys, logger: createLogger('silent') })
+    const app = createApp({ ...sqliteStores(db), keys, clock: () => T0 + 1000, logger: createLogger('silent') })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
     try {
       const url = `http://127.0.0.1:${app.server!.port}/v1/pets`
@@ -332,6 +332,7 @@ describe('over a real port', () => {
     const db = openDatabase(':memory:')
     const app = createApp({
       ...sqliteStores(db),
+      clock: () => T0 + 1000,
       logger: createLogger('silent'),
     })
     app.listen({ port: 0, hostname: '127.0.0.1', reusePort: false })
