@@ -58,13 +58,19 @@ export const UNLIMITED: NewApiKey = { name: 'test', plan: 'enterprise', rpm: 1_0
 export const FREE: NewApiKey = { name: 'free', plan: 'free', ...PLAN_LIMITS.free }
 
 /**
- * A moment one second into a minute far in the future: the clock of a test
- * that drives a key over a small limit. With the real clock, two requests
- * may fall on either side of a minute's end, and the second is allowed in
- * the new window; a past minute would not do on Redis either, which expires
- * a window's keys at its end (PEXPIREAT).
+ * The start of a minute far in the future, for a test on a clock of its
+ * own: Redis expires a window's keys at its end (PEXPIREAT), so a past
+ * minute's would vanish at once.
  */
-export const IN_A_FUTURE_MINUTE = Date.UTC(2099, 10, 21, 10, 0, 1)
+export const FUTURE_MINUTE = Date.UTC(2099, 10, 21, 10, 0, 0)
+
+/**
+ * One second into FUTURE_MINUTE: the clock of a test that drives a key over
+ * a small limit through the app. With the real clock, two requests may fall
+ * on either side of a minute's end, and the second is allowed in the new
+ * window.
+ */
+export const IN_A_FUTURE_MINUTE = FUTURE_MINUTE + 1000
 
 /**
  * What `makeTestApp` builds on: SQLite with the in-memory limiter (one

@@ -7,10 +7,9 @@ import { issueKey } from '../../src/keys/issue'
 import { SqliteKeyStore } from '../../src/keys/sqlite_store'
 import { createLogger } from '../../src/log'
 import { MINUTE_MS } from '../../src/time'
-import { BASE, describeEachStore, expectError, FREE, makeTestApp, tempDir } from '../helpers'
+import { BASE, describeEachStore, expectError, FREE, FUTURE_MINUTE, makeTestApp, tempDir } from '../helpers'
 
-// A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.
-const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
+const T0 = FUTURE_MINUTE
 
 function rateHeaders(response: Response) {
   return {

@@ -7,13 +7,12 @@ import type { RateLimiter, Subject } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { DAY_MS, MINUTE_MS } from '../../src/time'
-import { cleanupsAfterEach, describeEachStore, FREE, makeTestApp, seededRandom } from '../helpers'
+import { cleanupsAfterEach, describeEachStore, FREE, FUTURE_MINUTE, makeTestApp, seededRandom } from '../helpers'
 import { withList } from '../pets/counted_store'
 import { redisTestLimiter, SHARED_STORES, TEST_REDIS_URL } from '../shared_services'
 
 const free: Limits = { rpm: 60, rpd: 1000 }
-// Redis expires a window's keys at its end (PEXPIREAT): the test clock must be ahead of Redis's.
-const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
+const T0 = FUTURE_MINUTE
 
 const cleanups = cleanupsAfterEach()
 

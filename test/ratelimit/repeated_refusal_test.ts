@@ -4,9 +4,9 @@ import { PLAN_LIMITS } from '../../src/keys/plans'
 import { applyRateDecision } from '../../src/ratelimit/apply_decision'
 import { allowed, type RateDecision, refused } from '../../src/ratelimit/decision'
 import { RepeatedRefusal } from '../../src/ratelimit/repeated_refusal'
-import { describeEachStore, FREE, makeTestApp } from '../helpers'
+import { describeEachStore, FREE, FUTURE_MINUTE, makeTestApp } from '../helpers'
 
-const NOW = Date.UTC(2099, 10, 21, 10, 0, 30)
+const NOW = FUTURE_MINUTE + 30_000
 const BAN_END = NOW + 15 * 60_000
 
 /** A set as the wrap leaves it before the guard: its headers, a request id among them. */

@@ -3,12 +3,11 @@ import type { Limits } from '../../src/keys/plans'
 import type { RateLimiter } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { MINUTE_MS } from '../../src/time'
-import { cleanupsAfterEach } from '../helpers'
+import { cleanupsAfterEach, FUTURE_MINUTE } from '../helpers'
 import { redisTestLimiter, SHARED_STORES } from '../shared_services'
 
 const small: Limits = { rpm: 3, rpd: 10 }
-// Redis expires a window's keys at its end (PEXPIREAT): the test clock must be ahead of Redis's.
-const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
+const T0 = FUTURE_MINUTE
 const cleanups = cleanupsAfterEach()
 
 /** Bans subject 1 under `small`: 3 counted, then 4 refusals. Returns the time it is banned at. */

@@ -4,10 +4,9 @@ import type { RateLimiter } from '../../src/ratelimit/limiter'
 import { MemoryRateLimiter } from '../../src/ratelimit/memory_limiter'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { DAY_MS, MINUTE_MS } from '../../src/time'
-import { describeEachStore, expectError, FREE, json, makeTestApp } from '../helpers'
+import { describeEachStore, expectError, FREE, FUTURE_MINUTE, json, makeTestApp } from '../helpers'
 
-// A minute boundary in the future: Redis expires a window's keys at its end (PEXPIREAT), so a past one would vanish at once.
-const T0 = Date.UTC(2099, 10, 21, 10, 0, 0)
+const T0 = FUTURE_MINUTE
 const MINUTE_END = (T0 + MINUTE_MS) / 1000
 const DAY_END = (Math.floor(T0 / DAY_MS) + 1) * (DAY_MS / 1000)
 
