@@ -11,7 +11,9 @@
 //   bun bench/probes/compare_trees.ts --before /tmp/before [--after .] [--rounds 7] [--iterations 50000] [--seconds 5]
 //                              [--scenario 429]                       (the 429 path: a banned Free key, not the hot list)
 //                              [--scenario cold-list] [--pets 100000]  (a random page SQLite reads every time, of
-//                                                                      that many pets)
+//                                                                      that many pets, each tree's seeded by its
+//                                                                      own bench/lib/seed.ts, so trees whose
+//                                                                      schemas differ compare)
 //                              [--scenario create]                     (the bench's create: a POST of one pet,
 //                                                                      committed before its 201)
 //                              [--header 'Accept-Encoding: gzip']...   (sent with every request)
@@ -31,7 +33,7 @@ import { cpuSeconds, spawnPinned } from '../lib/processes'
 import { median } from '../lib/rounds'
 import { connectionShare } from '../lib/scale_out'
 import { SCENARIOS } from '../lib/scenarios'
-import { seedDatabase, seedPostgres } from '../lib/seed'
+import { seedPostgres } from '../lib/seed'
 import { startSharedServices, stopSharedServices } from '../lib/shared_services'
 
 const { values } = parseArgs({
@@ -59,17 +61,30 @@ const EXHAUST = 200
 const CREATE = values.scenario === 'create'
 const CREATE_BODY = '{"name":"Bench","categoryId":3}'
 const EXPECTED_STATUS = REFUSED ? 429 : CREATE ? 201 : 200
-/** The cold list: `limit=20&after=<random>` on a copy of PETS seeded pets (bench/lib/seed.ts), with its unlimited key. */
+/** The cold list: `limit=20&after=<random>` on a copy of PETS pets seeded by each tree (seededFor), with its unlimited key. */
 const COLD = values.scenario === 'cold-list'
 const PETS = Number(values.pets)
 const seededDir = COLD ? mkdtempSync(join(tmpdir(), 'compare-trees-seed-')) : ''
-const seeded = COLD
-  ? { file: join(seededDir, 'pets.sqlite'), ...(await seedDatabase(join(seededDir, 'pets.sqlite'), PETS)) }
-  : undefined
-/** A copy of the seeded pets, one per server or app, so that none shares another's file. */
-function seededCopy(): string {
+/** Each tree's seeded pets and unlimited key, by root. */
+const seededTrees = new Map<string, { file: string; unlimited: string }>()
+/**
+ * The pets `root` is measured on, seeded once by the tree's own bench/lib/seed.ts: a tree opens only a schema
+ * it knows, and one seeded by the other tree and upgraded at start would not be laid out as a file that tree
+ * made itself.
+ */
+async function seededFor(root: string): Promise<{ file: string; unlimited: string }> {
+  const kept = seededTrees.get(root)
+  if (kept !== undefined) return kept
+  const { seedDatabase } = (await import(join(root, 'bench', 'lib', 'seed.ts'))) as typeof import('../lib/seed')
+  const file = join(seededDir, `pets-${seededTrees.size}.sqlite`)
+  const seeded = { file, unlimited: (await seedDatabase(file, PETS)).unlimited }
+  seededTrees.set(root, seeded)
+  return seeded
+}
+/** A copy of `root`'s seeded pets, one per server or app, so that none shares another's file. */
+function seededCopy(seeded: { file: string }): string {
   const file = join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
-  copyFileSync(seeded!.file, file)
+  copyFileSync(seeded.file, file)
   return file
 }
 /** With --shared: PostgreSQL + Redis for both trees' servers, seeded once with PETS pets and the bench's keys. */
@@ -137,7 +152,8 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const { issueKey } = await import(`${root}/src/keys/issue.ts`)
   const { createLogger } = await import(`${root}/src/log.ts`)
   const { sqliteStores } = await import(`${root}/src/backends.ts`)
-  const db = openDatabase(COLD ? seededCopy() : ':memory:')
+  const seeded = COLD ? await seededFor(root) : undefined
+  const db = openDatabase(seeded ? seededCopy(seeded) : ':memory:')
   // As each tree composes its stores: since the orders, backends.ts does it (and adds the order store).
   const composed = sqliteStores ? sqliteStores(db) : undefined
   const watcher = composed?.watcher ?? new DataVersionWatcher(db)
@@ -145,7 +161,7 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
   const keys = composed?.keys ?? new SqliteKeyStore(db, { watcher })
   const unlimited = await issueKey(keys, { name: 'bench', plan: 'enterprise', rpm: 1e9, rpd: 1e12 })
   const free = await issueKey(keys, { name: 'free', plan: 'free', rpm: 60, rpd: 1000 })
-  const secret = COLD ? seeded!.unlimited : REFUSED ? free.secret : unlimited.secret
+  const secret = seeded ? seeded.unlimited : REFUSED ? free.secret : unlimited.secret
   if (!COLD) for (let i = 0; i < 30; i++) await pets.create({ name: `pet ${i}`, categoryId: 1, status: 'available' })
   const app = createApp({
     pets,
@@ -186,7 +202,8 @@ async function inProcess(root: string): Promise<() => Promise<number>> {
 const COLD_SCRIPT = join(seededDir, 'cold.lua')
 if (COLD) {
   const coldList = SCENARIOS.find((scenario) => scenario.name === 'cold list')!
-  writeFileSync(COLD_SCRIPT, coldList.wrkRequest!({ keys: seeded!, pets: PETS }))
+  // The key is sent as a header (wrk below), so the script is the same for both trees.
+  writeFileSync(COLD_SCRIPT, coldList.wrkRequest!({ keys: { unlimited: '', free: '' }, pets: PETS }))
 }
 /** For create: wrk's static request made a POST of the body. */
 const CREATE_SCRIPT = CREATE ? join(mkdtempSync(join(tmpdir(), 'compare-trees-create-')), 'create.lua') : ''
@@ -230,7 +247,8 @@ async function wrk(url: string, key: string, seconds: number, connections = CONN
 /** A pinned `serve` of `root` on a fresh database with 25 pets and an unlimited key; measures CPU per request. */
 async function served(root: string, port: number, stops: (() => void)[], extraEnv: Record<string, string> = {}) {
   if (shared !== undefined) return servedShared(root, port, stops, extraEnv)
-  const db = COLD ? seededCopy() : join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
+  const seeded = COLD ? await seededFor(root) : undefined
+  const db = seeded ? seededCopy(seeded) : join(mkdtempSync(join(tmpdir(), 'compare-trees-')), 'store.sqlite')
   const created = Bun.spawnSync(
     [
       BUN,
@@ -250,7 +268,7 @@ async function served(root: string, port: number, stops: (() => void)[], extraEn
   )
   const unlimited = created.stdout.toString().trim()
   const free = Bun.spawnSync([BUN, 'src/main.ts', 'keys', 'create', '--plan', 'free', '--db', db], { cwd: root })
-  const key = COLD ? seeded!.unlimited : REFUSED ? free.stdout.toString().trim() : unlimited
+  const key = seeded ? seeded.unlimited : REFUSED ? free.stdout.toString().trim() : unlimited
   const { pid, base } = await started(root, port, stops, { DATABASE_PATH: db, ...extraEnv })
   for (let i = 0; i < 25; i++)
     await fetch(`${base}/v1/pets`, {
