@@ -1,8 +1,10 @@
+import type { SQL } from 'bun'
 import type { Pet, PetStatus } from './schema'
 
 /**
  * A pets row as Bun reads it, which is the pet itself. Every statement selects
- * `id::float8 AS id, name, category_id::float8 AS "categoryId", status`:
+ * `id::float8 AS id, name, category_id::float8 AS "categoryId", status`
+ * (petColumns; the grouped page read names them with its table's alias):
  * PostgreSQL's bigint arrives from Bun as text, which costs its client a
  * string a column and the service a `Number()` each, where a double arrives
  * as a number. Exact: ids and categories are capped at 2^53 - 1 by the
@@ -22,3 +24,15 @@ export interface PetRow {
 export function toPet(row: PetRow): Pet {
   return { id: row.id, name: row.name, categoryId: row.categoryId, status: row.status }
 }
+
+/**
+ * The select list of a pets row (PetRow), as a piece of a statement of `sql`:
+ * `${petColumns(sql)}` inside its template. Bun adds the text as written
+ * (`sql.unsafe` nested in a template), so the statement is prepared once as
+ * if spelled out; the text is this constant, never a caller's.
+ */
+export function petColumns(sql: SQL): SQL.Query<unknown> {
+  return sql.unsafe(PET_SELECT_LIST)
+}
+
+const PET_SELECT_LIST = 'id::float8 AS id, name, category_id::float8 AS "categoryId", status'

@@ -14,7 +14,7 @@ import { answerToClaimed, type IdempotencyClaim } from './idempotency'
 import { pageOf, rowsForPage } from './paging'
 import { ClaimTaken, earlierClaim, takeClaim } from './postgres_claims'
 import { PostgresPageReads } from './postgres_page_reads'
-import type { PetRow } from './postgres_rows'
+import { type PetRow, petColumns } from './postgres_rows'
 import { DEFAULT_STATUS, type Inventory, type NewPet, type Pet } from './schema'
 import type { CreateOutcome, PetListQuery, PetPage, PetStore } from './store'
 
@@ -57,7 +57,7 @@ export class PostgresPetStore implements PetStore {
         if (decided.unchanged) return { kind: 'updated', pet, previous }
         const [row]: PetRow[] = await tx`
           UPDATE pets SET name = ${pet.name}, category_id = ${pet.categoryId}, status = ${pet.status}
-          WHERE id = ${id} RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
+          WHERE id = ${id} RETURNING ${petColumns(tx)}`
         return { kind: 'updated', pet: returnedRow(row), previous }
       }),
     )
@@ -88,7 +88,7 @@ export class PostgresPetStore implements PetStore {
   /** A pet, its row locked for the rest of the transaction `tx`. */
   async #locked(tx: SQL, id: number): Promise<Pet | undefined> {
     const [row]: PetRow[] = await tx`
-      SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id} FOR UPDATE`
+      SELECT ${petColumns(tx)} FROM pets WHERE id = ${id} FOR UPDATE`
     return row
   }
 
@@ -97,7 +97,7 @@ export class PostgresPetStore implements PetStore {
     // The (status, id) index serves the filtered walk. `pets.id`, the column: a bare `id` would name the select
     // list's double, and PostgreSQL would sort every pet of the status instead of walking the index.
     const found: PetRow[] = await this.#sql`
-      SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets
+      SELECT ${petColumns(this.#sql)} FROM pets
       WHERE status = ${status} AND id > ${after} ORDER BY pets.id LIMIT ${rowsForPage(limit)}`
     return pageOf(found, limit)
   }
@@ -123,8 +123,7 @@ export class PostgresPetStore implements PetStore {
   }
 
   async #get(id: number): Promise<Pet | undefined> {
-    const [row]: PetRow[] = await this
-      .#sql`SELECT id::float8 AS id, name, category_id::float8 AS "categoryId", status FROM pets WHERE id = ${id}`
+    const [row]: PetRow[] = await this.#sql`SELECT ${petColumns(this.#sql)} FROM pets WHERE id = ${id}`
     return row
   }
 
@@ -141,7 +140,7 @@ export class PostgresPetStore implements PetStore {
   async #insert(sql: SQL, pet: NewPet): Promise<Pet> {
     const [row]: PetRow[] = await sql`
       INSERT INTO pets (name, category_id, status) VALUES (${pet.name}, ${pet.categoryId}, ${pet.status ?? DEFAULT_STATUS})
-      RETURNING id::float8 AS id, name, category_id::float8 AS "categoryId", status`
+      RETURNING ${petColumns(sql)}`
     return returnedRow(row)
   }
 }
