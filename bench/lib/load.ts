@@ -91,8 +91,69 @@ export async function recordAnswer(url: string, scenario: Scenario, context: Sce
   }
 }
 
+/**
+ * The answer `recordAnswer` gave, as the scenario's check reads answers: an answer the scenario would count
+ * wrong, which the references would then replay as if it were the service's, is an error. Status and
+ * headers only (the check's light form): a compressed body stays compressed here.
+ */
+export function checkRecorded(
+  scenario: Scenario,
+  recorded: Awaited<ReturnType<typeof recordAnswer>>,
+  context: ScenarioContext,
+): void {
+  const answer = {
+    status: recorded.status,
+    body: Buffer.from(recorded.body, 'base64').toString(),
+    headers: Object.fromEntries(recorded.headers),
+    noted: {},
+  }
+  const problem = scenario.check(answer, false, context)
+  if (problem !== undefined) throw new Error(`${scenario.name}: the service's answer to replay is wrong (${problem})`)
+}
+
 /** Drives the Free key over its limit until the service bans it, so every later request of it takes the 429 path. */
 export async function exhaustFreeKey(url: string, key: string): Promise<void> {
   for (let i = 0; i < 130; i++)
     await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
+}
+
+/**
+ * Has the service at `url` hold the Free key banned for at least the next `ms`. A ban lasts 15 minutes and the
+ * refusals it answers do not renew it, so a 429 path measured past its end would meet a minute of 200s (and
+ * an answer recorded after it, a 200 for the references to replay). A key not banned is banned now; a ban
+ * that ends sooner is waited out (until then every request of the key is refused, and bans nothing), then
+ * made again. Asks the service itself when its ban ends (`GET /v1/rate_limit`, which counts nothing).
+ */
+export async function banFreeKeyFor(
+  url: string,
+  key: string,
+  ms: number,
+  clock: BenchClock = REAL_CLOCK,
+): Promise<void> {
+  const end = await banEnd(url, key)
+  if (end !== undefined && end - clock.now() > ms) return
+  // Unix seconds: one more second past the end it names.
+  if (end !== undefined) await clock.sleep(Math.max(0, end - clock.now()) + 1000)
+  await exhaustFreeKey(url, key)
+  const renewed = await banEnd(url, key)
+  if (renewed === undefined || renewed - clock.now() <= ms)
+    throw new Error(
+      `the Free key is not banned for the next ${Math.round(ms / 1000)} s after driving it over its limit`,
+    )
+}
+
+/** The time the service is on, and a way to wait: the real ones but in a test, whose service runs on a clock of its own. */
+export interface BenchClock {
+  now(): number
+  sleep(ms: number): Promise<void>
+}
+
+const REAL_CLOCK: BenchClock = { now: Date.now, sleep: (ms) => Bun.sleep(ms) }
+
+/** When the service ends its ban of `key` (milliseconds since the epoch), or undefined when the key is not banned. */
+async function banEnd(url: string, key: string): Promise<number | undefined> {
+  const response = await fetch(`${url}/v1/rate_limit`, { headers: { authorization: `Bearer ${key}` } })
+  if (!response.ok) throw new Error(`GET /v1/rate_limit answered ${response.status}`)
+  const { bannedUntil } = (await response.json()) as { bannedUntil: number | null }
+  return bannedUntil === null ? undefined : bannedUntil * 1000
 }

@@ -62,6 +62,9 @@ export interface ReferenceMultiple {
   target?: number
 }
 
+/** Seconds a contender's turn in a round may take beyond its two timed runs (starting them, reading CPU). */
+const ROUND_SLACK_SECONDS = 3
+
 /**
  * Measures `scenario` on every contender, interleaved round by round (the
  * order turns each round, so no server always runs first): wrk with the
@@ -72,16 +75,27 @@ export async function measureSideBySide(
   scenario: Scenario,
   contenders: Contender[],
   context: ScenarioContext,
-  options: { rounds: number; duration: number; connections: number; work: string },
+  options: {
+    rounds: number
+    duration: number
+    connections: number
+    work: string
+    /** Run before the warm-up and before each round, told how long what follows may take (the 429 path's ban). */
+    ahead?: (ms: number) => Promise<void>
+  },
 ): Promise<SideBySideResult> {
   const script = wrkScript(scenario, context)
   type Round = { wrk: number; autocannon: number; cpu: number; requests: number; errors: number; wrong: number }
   const rounds = new Map<string, Round[]>(contenders.map((c) => [c.name, []]))
   const firstWrong = new Map<string, string>()
+  const warmUpSeconds = Math.min(2, options.duration)
+  // A round is wrk and autocannon on each contender, with a few seconds for their starts and the CPU reads.
+  const roundMs = contenders.length * (2 * options.duration + ROUND_SLACK_SECONDS) * 1000
+  await options.ahead?.(contenders.length * (warmUpSeconds + ROUND_SLACK_SECONDS) * 1000 + roundMs)
   // Unmeasured first: the JIT of each server warms up on this scenario's path, as it would in a long run.
-  for (const contender of contenders)
-    await runWrk(script, contender.url, { ...options, duration: Math.min(2, options.duration) })
+  for (const contender of contenders) await runWrk(script, contender.url, { ...options, duration: warmUpSeconds })
   for (let round = 0; round < options.rounds; round++) {
+    if (round > 0) await options.ahead?.(roundMs)
     const order = contenders.map((_, i) => contenders[(i + round) % contenders.length]!)
     for (const contender of order) {
       const cpuBefore = cpuSeconds(contender.pid)

@@ -15,7 +15,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { exhaustFreeKey, recordAnswer } from '../lib/load'
+import { banFreeKeyFor, checkRecorded, recordAnswer } from '../lib/load'
 import { canPin, pinSelf } from '../lib/processes'
 import { SCENARIOS } from '../lib/scenarios'
 import { seedDatabase } from '../lib/seed'
@@ -55,11 +55,15 @@ try {
   const keys = await seedDatabase(seeded, pets)
   copyFileSync(seeded, join(work, 'service.sqlite'))
   const service = await servers.service({ DATABASE_PATH: join(work, 'service.sqlite') })
-  await exhaustFreeKey(service.url, keys.free)
   const context = { keys, pets }
   const results = []
   for (const scenario of scenarios) {
+    // As `--peers` does (bench/lib/compare_peers.ts): the Free key banned for as long as the 429 path takes.
+    const keepBanned =
+      scenario.name === '429 path' ? (ms: number) => banFreeKeyFor(service.url, keys.free, ms) : undefined
+    await keepBanned?.(60_000)
     const recorded = await recordAnswer(service.url, scenario, context)
+    checkRecorded(scenario, recorded, context)
     const started: Running[] = []
     const floor = async (name: string, shapes: readonly string[]): Promise<Contender> => {
       const running = await servers.floor(recorded, shapes)
@@ -87,7 +91,7 @@ try {
         { name: 'Animal Store', url: service.url, pid: service.pid, kind: 'service' },
       ]
       console.error(`floor breakdown: ${scenario.name}, ${options.rounds} rounds`)
-      results.push(await measureSideBySide(scenario, contenders, context, { ...options, work }))
+      results.push(await measureSideBySide(scenario, contenders, context, { ...options, work, ahead: keepBanned }))
     } finally {
       for (const running of started) await servers.stop(running)
     }
