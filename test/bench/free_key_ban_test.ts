@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, test } from 'bun:test'
-import { banFreeKeyFor } from '../../bench/lib/load'
+import { banFreeKeyFor, checkRecorded, recordAnswer } from '../../bench/lib/load'
+import { SCENARIOS } from '../../bench/lib/scenarios'
 import { BAN_MS } from '../../src/ratelimit/windows'
 import { FREE, FUTURE_MINUTE, json, makeTestApp } from '../helpers'
 
@@ -77,5 +78,20 @@ describe('banFreeKeyFor (bench/lib/load.ts)', () => {
     await banFreeKeyFor(served.url, served.secret, 60_000, served.clock)
     expect(served.slept).toEqual([left + 1000])
     expect((await served.bannedUntil()) * 1000).toBeGreaterThan(served.now() + BAN_MS - 1000)
+  })
+})
+
+describe('checkRecorded (bench/lib/load.ts)', () => {
+  test("refuses a 429 path's answer that is not a 429, which the references would replay as the service's", async () => {
+    const served = await servedOnClock()
+    const refused = SCENARIOS.find((scenario) => scenario.name === '429 path')!
+    const context = { keys: { unlimited: served.secret, free: served.secret }, pets: 0 }
+    const page = await recordAnswer(served.url, refused, context)
+    expect(page.status).toBe(200)
+    expect(() => checkRecorded(refused, page, context)).toThrow("429 path: the service's answer to replay is wrong")
+    await banFreeKeyFor(served.url, served.secret, 60_000, served.clock)
+    const answer = await recordAnswer(served.url, refused, context)
+    expect(answer.status).toBe(429)
+    expect(() => checkRecorded(refused, answer, context)).not.toThrow()
   })
 })
