@@ -1,4 +1,5 @@
 import autocannon from 'autocannon'
+import type { RecordedAnswer } from '../servers/elysia_floor'
 import type { LoadRequest, Scenario, ScenarioContext } from './scenarios'
 
 /** What one timed run measured. */
@@ -72,7 +73,7 @@ export async function runLoad(
 }
 
 /** The first request of a scenario, sent once with fetch, recorded for the baseline to replay byte for byte. */
-export async function recordAnswer(url: string, scenario: Scenario, context: ScenarioContext) {
+export async function recordAnswer(url: string, scenario: Scenario, context: ScenarioContext): Promise<RecordedAnswer> {
   let [request] = scenario.requests(context)
   if (!request) throw new Error(`${scenario.name} has no request`)
   if (request.setupRequest) request = request.setupRequest({ ...request }, {})
@@ -96,11 +97,7 @@ export async function recordAnswer(url: string, scenario: Scenario, context: Sce
  * wrong, which the references would then replay as if it were the service's, is an error. Status and
  * headers only (the check's light form): a compressed body stays compressed here.
  */
-export function checkRecorded(
-  scenario: Scenario,
-  recorded: Awaited<ReturnType<typeof recordAnswer>>,
-  context: ScenarioContext,
-): void {
+export function checkRecorded(scenario: Scenario, recorded: RecordedAnswer, context: ScenarioContext): void {
   const answer = {
     status: recorded.status,
     body: Buffer.from(recorded.body, 'base64').toString(),
