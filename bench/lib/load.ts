@@ -109,7 +109,7 @@ export function checkRecorded(scenario: Scenario, recorded: RecordedAnswer, cont
 }
 
 /** Drives the Free key over its limit until the service bans it, so every later request of it takes the 429 path. */
-export async function exhaustFreeKey(url: string, key: string): Promise<void> {
+async function exhaustFreeKey(url: string, key: string): Promise<void> {
   for (let i = 0; i < 130; i++)
     await (await fetch(`${url}/v1/pets?limit=1`, { headers: { authorization: `Bearer ${key}` } })).arrayBuffer()
 }

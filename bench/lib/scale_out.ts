@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { exhaustFreeKey, type LoadResult, runLoad } from './load'
+import { banFreeKeyFor, type LoadResult, runLoad } from './load'
 import { cpuSeconds } from './processes'
 import { finishRun, groupedBars, markdownTable } from './report'
 import { lowestAndHighest, median, multipleWithRange } from './rounds'
@@ -221,12 +221,14 @@ async function measureScaleOut(
       }),
     )
   }
+  // A deployment's turn in a round: its wrk runs and the autocannon run that checks its answers, with some slack.
+  const scenarioMs = deployments.length * (2 + options.rounds * (2 * options.duration + 3)) * 1000
   for (const deployment of deployments) {
-    // Banned now, so the ban (15 minutes) outlasts the scenario's rounds, however long the run before it took:
-    // through Redis on every shared instance at once, but in each SQLite + memory process apart, as each limits alone.
+    // Banned for the whole scenario, however long the run before it took: through Redis on every shared instance at
+    // once, but in each SQLite + memory process apart, as each limits alone.
     if (scenario.name === '429 path')
       for (const instance of deployment.shared ? deployment.instances.slice(0, 1) : deployment.instances)
-        await exhaustFreeKey(instance.url, deployment.context.keys.free)
+        await banFreeKeyFor(instance.url, deployment.context.keys.free, scenarioMs)
     await scenario.prepare?.(deployment.instances[0]!.url, deployment.context)
   }
   // Unmeasured first: each process's JIT warms up on this scenario's path.
