@@ -1,6 +1,6 @@
 import { copyFileSync } from 'node:fs'
 import { join } from 'node:path'
-import { banFreeKeyFor, checkRecorded, recordAnswer } from './load'
+import { recordForReferences } from './load'
 import { installPeers, PEERS, peerKeys } from './peers'
 import { finishRun } from './report'
 import { SCENARIOS, type StoreReference } from './scenarios'
@@ -26,9 +26,6 @@ export const STORE_WORK_NAMES: Record<Exclude<StoreReference, 'floor'>, string> 
   commit: 'raw Bun + SQLite commit',
   update: 'raw Bun + SQLite update',
 }
-
-/** How long the 429 path's ban must last before its rounds: the answer recorded, the references started. */
-const RECORDING_MS = 60_000
 
 /** What `--peers` needs from the bench's command line. */
 export interface PeerRunOptions {
@@ -82,11 +79,7 @@ export async function comparePeers(options: PeerRunOptions): Promise<number> {
     console.error(`bench: ${scenario.name} (${scenario.what}), ${options.rounds} rounds`)
     // The 429 path's Free key banned now, and again before any round its ban would not outlast, however long the
     // scenarios before it took: an answer recorded after the ban ended would be a 200 for the references to replay.
-    const keepBanned =
-      scenario.name === '429 path' ? (ms: number) => banFreeKeyFor(service.url, keys.free, ms) : undefined
-    await keepBanned?.(RECORDING_MS)
-    const recorded = await recordAnswer(service.url, scenario, context)
-    checkRecorded(scenario, recorded, context)
+    const { recorded, keepBanned } = await recordForReferences(service.url, scenario, context)
     const baseline: Running = await servers.baseline(recorded)
     const floor: Running = await servers.floor(recorded)
     const work = scenario.reference?.of ?? 'floor'

@@ -92,6 +92,27 @@ export async function recordAnswer(url: string, scenario: Scenario, context: Sce
   }
 }
 
+/** How long the 429 path's ban must last before its rounds: the answer recorded, the references started. */
+const RECORDING_MS = 60_000
+
+/**
+ * The service's answer to `scenario` for the references to replay (`recordAnswer`), checked
+ * (`checkRecorded`); for the 429 path, with its Free key banned first, and `keepBanned` to pass to
+ * measureSideBySide as `ahead`, which bans it again before any round its ban would not outlast.
+ */
+export async function recordForReferences(
+  url: string,
+  scenario: Scenario,
+  context: ScenarioContext,
+): Promise<{ recorded: RecordedAnswer; keepBanned?: (ms: number) => Promise<void> }> {
+  const keepBanned =
+    scenario.name === '429 path' ? (ms: number) => banFreeKeyFor(url, context.keys.free, ms) : undefined
+  await keepBanned?.(RECORDING_MS)
+  const recorded = await recordAnswer(url, scenario, context)
+  checkRecorded(scenario, recorded, context)
+  return { recorded, keepBanned }
+}
+
 /**
  * The answer `recordAnswer` gave, as the scenario's check reads answers: an answer the scenario would count
  * wrong, which the references would then replay as if it were the service's, is an error. Status and

@@ -15,7 +15,7 @@ import { copyFileSync, mkdtempSync, rmSync } from 'node:fs'
 import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
-import { banFreeKeyFor, checkRecorded, recordAnswer } from '../lib/load'
+import { recordForReferences } from '../lib/load'
 import { canPin, pinSelf } from '../lib/processes'
 import { SCENARIOS } from '../lib/scenarios'
 import { seedDatabase } from '../lib/seed'
@@ -58,12 +58,8 @@ try {
   const context = { keys, pets }
   const results = []
   for (const scenario of scenarios) {
-    // As `--peers` does (bench/lib/compare_peers.ts): the Free key banned for as long as the 429 path takes.
-    const keepBanned =
-      scenario.name === '429 path' ? (ms: number) => banFreeKeyFor(service.url, keys.free, ms) : undefined
-    await keepBanned?.(60_000)
-    const recorded = await recordAnswer(service.url, scenario, context)
-    checkRecorded(scenario, recorded, context)
+    // As `--peers` does: the 429 path's Free key banned for as long as the scenario takes.
+    const { recorded, keepBanned } = await recordForReferences(service.url, scenario, context)
     const started: Running[] = []
     const floor = async (name: string, shapes: readonly string[]): Promise<Contender> => {
       const running = await servers.floor(recorded, shapes)
