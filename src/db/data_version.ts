@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'bun:sqlite'
 import { closeSync, openSync, readSync } from 'node:fs'
+import { type MappedWords, mapWords } from './mapped_words'
 
 /**
  * Without a WAL-index to read (a database in memory, or one not in WAL
@@ -34,40 +35,53 @@ const SALT_2 = 9
  * key map: a key change is applied within a second). Without a -shm file,
  * both ask at most every DATA_VERSION_CHECK_MS.
  *
- * The header is read with pread on a descriptor the watcher keeps open until
- * the database has closed: closing any descriptor of the -shm file drops
- * every POSIX lock this process holds on it, SQLite's included, and another
- * process would then take the file for unused and reset it under SQLite
- * (and under a mapping of it, which is why it is not mapped).
+ * The header is read through a descriptor the watcher keeps open until the
+ * database has closed: closing any descriptor of the -shm file drops every
+ * POSIX lock this process holds on it, SQLite's included, and another
+ * process would then take the file for unused and reset it under SQLite.
+ * Where it can (db/mapped_words.ts), the watcher maps the header from that
+ * descriptor, shared and read only, as SQLite maps the same file, so a
+ * read is a load from memory and not a system call; elsewhere it reads it
+ * with pread (bench/README.md, "The WAL-index header mapped").
  */
 export class DataVersionWatcher {
   #dataVersion: Statement<{ data_version: number }, []>
   #clock: () => number
   #shm: number | undefined
+  /** The header mapped from `#shm`, when it could be; else it is read into `#bytes` with pread. */
+  #mapped: MappedWords | undefined
   #bytes = new Uint8Array(HEADER_WORDS * 4)
-  #header = new Uint32Array(this.#bytes.buffer)
+  #header: Uint32Array = new Uint32Array(this.#bytes.buffer)
   #mxFrame = -1
   #salt1 = -1
   #salt2 = -1
   #checkedAt = -Infinity
   #version = -1
 
-  constructor(db: Database, clock: () => number = Date.now) {
+  /** `mapHeader: false` reads the header with pread even where it could be mapped (tests of that way). */
+  constructor(db: Database, clock: () => number = Date.now, { mapHeader = true } = {}) {
     this.#dataVersion = db.prepare('PRAGMA data_version')
     this.#clock = clock
     this.#shm = walIndex(db)
+    if (this.#shm !== undefined && mapHeader) this.#mapped = mapWords(this.#shm, HEADER_WORDS)
+    if (this.#mapped !== undefined) this.#header = this.#mapped.words
   }
 
   /** A number that changes when another connection commits: exact, read anew at every call. */
   current(): number {
     if (this.#shm === undefined) return this.recent()
     const header = this.#header
-    if (readSync(this.#shm, this.#bytes, 0, this.#bytes.length, 0) !== this.#bytes.length) return this.recent()
-    if (header[MX_FRAME] !== this.#mxFrame || header[SALT_1] !== this.#salt1 || header[SALT_2] !== this.#salt2) {
+    if (this.#mapped === undefined && readSync(this.#shm, this.#bytes, 0, this.#bytes.length, 0) !== this.#bytes.length)
+      return this.recent()
+    // Each word read once: a mapped header may move while it is read.
+    const mxFrame = header[MX_FRAME]!
+    const salt1 = header[SALT_1]!
+    const salt2 = header[SALT_2]!
+    if (mxFrame !== this.#mxFrame || salt1 !== this.#salt1 || salt2 !== this.#salt2) {
       // Read before asking: a commit that lands in between moves the header again, and is asked about next time.
-      this.#mxFrame = header[MX_FRAME]!
-      this.#salt1 = header[SALT_1]!
-      this.#salt2 = header[SALT_2]!
+      this.#mxFrame = mxFrame
+      this.#salt1 = salt1
+      this.#salt2 = salt2
       this.#version = this.#dataVersion.get()!.data_version
     }
     return this.#version
@@ -78,8 +92,17 @@ export class DataVersionWatcher {
     return this.#shm !== undefined
   }
 
+  /** Whether `current()` reads the WAL-index header from a mapping of it, not with pread. */
+  get mapped(): boolean {
+    return this.#mapped !== undefined
+  }
+
   /** Lets go of the -shm file: once the database has closed, so no lock of SQLite's is dropped while it holds one. */
   close(): void {
+    const mapped = this.#mapped
+    this.#mapped = undefined
+    this.#header = new Uint32Array(this.#bytes.buffer)
+    mapped?.unmap()
     if (this.#shm !== undefined) closeSync(this.#shm)
     this.#shm = undefined
     this.#checkedAt = Number.POSITIVE_INFINITY

@@ -19,11 +19,18 @@ function twoConnections() {
   return { ours: openDatabase(path), theirs: openDatabase(path) }
 }
 
-describe('DataVersionWatcher', () => {
+// The WAL-index header read both ways: mapped (where bun:ffi can call mmap, as on this project's Linux) and with pread.
+const HEADER_READS = [
+  { way: 'header mapped', mapHeader: true },
+  { way: 'header read with pread', mapHeader: false },
+]
+
+describe.each(HEADER_READS)('DataVersionWatcher ($way)', ({ mapHeader }) => {
   test('on a file in WAL mode, moves at the very next call after another connection commits', () => {
     const { ours, theirs } = twoConnections()
-    const watcher = new DataVersionWatcher(ours, () => 1_000_000)
+    const watcher = new DataVersionWatcher(ours, () => 1_000_000, { mapHeader })
     expect(watcher.exact).toBe(true)
+    expect(watcher.mapped).toBe(mapHeader && process.platform === 'linux')
     let before = watcher.current()
     for (let i = 0; i < 20; i++) {
       theirs.run("INSERT INTO pets (name, category_id, status) VALUES ('Outsider', 1, 'available')")
@@ -58,7 +65,7 @@ describe('DataVersionWatcher', () => {
         }
       },
     }) as Database
-    const watcher = new DataVersionWatcher(counting)
+    const watcher = new DataVersionWatcher(counting, Date.now, { mapHeader })
     for (let i = 0; i < 1000; i++) watcher.current()
     expect(asked).toBe(1)
     theirs.run("INSERT INTO pets (name, category_id, status) VALUES ('Outsider', 1, 'available')")
@@ -66,6 +73,37 @@ describe('DataVersionWatcher', () => {
     expect(asked).toBe(2)
   })
 
+  test("keeps SQLite's lock on the -shm file, from the start to after many reads", () => {
+    // Closing any descriptor of the -shm file drops this process's POSIX locks on it; another process that
+    // then finds no lock takes the file for unused and resets it under SQLite (a watcher that mapped the file
+    // with Bun.mmap, which closes the descriptor it maps from, made a server crash with SIGBUS when another
+    // process opened it).
+    const { ours } = twoConnections()
+    ours.query('SELECT count(*) FROM pets').get()
+    const inode = statSync(`${ours.filename}-shm`).ino
+    const held = () =>
+      readFileSync('/proc/locks', 'utf8')
+        .split('\n')
+        .filter((line) => line.includes(` ${process.pid} `) && line.includes(`:${inode} `)).length
+    expect(held()).toBeGreaterThan(0)
+    const watcher = new DataVersionWatcher(ours, Date.now, { mapHeader })
+    for (let i = 0; i < 100; i++) watcher.current()
+    expect(held()).toBeGreaterThan(0)
+  })
+
+  test('once closed, answers the last version it read without reading the header again', () => {
+    const { ours, theirs } = twoConnections()
+    const watcher = new DataVersionWatcher(ours, Date.now, { mapHeader })
+    const last = watcher.current()
+    watcher.close()
+    expect(watcher.mapped).toBe(false)
+    // A mapping let go and still read would crash this process; a header still read would see this commit.
+    theirs.run("INSERT INTO pets (name, category_id, status) VALUES ('Outsider', 1, 'available')")
+    expect(watcher.current()).toBe(last)
+  })
+})
+
+describe('DataVersionWatcher', () => {
   test('without a WAL-index (a database in memory), asks at most every DATA_VERSION_CHECK_MS', () => {
     const watcher = new DataVersionWatcher(openDatabase(':memory:'))
     expect(watcher.exact).toBe(false)
@@ -80,23 +118,6 @@ describe('DataVersionWatcher', () => {
     now += DATA_VERSION_CHECK_MS - 1
     expect(watcher.recent()).toBe(before)
     expect(watcher.current()).not.toBe(before)
-  })
-
-  test("keeps SQLite's lock on the -shm file, from the start to after many reads", () => {
-    // Closing any descriptor of the -shm file drops this process's POSIX locks on it; another process that
-    // then finds no lock takes the file for unused and resets it under SQLite (a watcher that mapped the file,
-    // closing the descriptor it mapped from, made a server crash with SIGBUS when another process opened it).
-    const { ours } = twoConnections()
-    ours.query('SELECT count(*) FROM pets').get()
-    const inode = statSync(`${ours.filename}-shm`).ino
-    const held = () =>
-      readFileSync('/proc/locks', 'utf8')
-        .split('\n')
-        .filter((line) => line.includes(` ${process.pid} `) && line.includes(`:${inode} `)).length
-    expect(held()).toBeGreaterThan(0)
-    const watcher = new DataVersionWatcher(ours)
-    for (let i = 0; i < 100; i++) watcher.current()
-    expect(held()).toBeGreaterThan(0)
   })
 
   test('does not move for commits of its own connection', () => {
