@@ -18,9 +18,10 @@ export interface MappedWords {
   unmap(): void
 }
 
-let mmap: ReturnType<typeof openMmap> | null | undefined
+/** mmap and munmap of the C library, once asked for; null where they cannot be had. */
+let libc: ReturnType<typeof openLibc> | null | undefined
 
-function openMmap() {
+function openLibc() {
   const name = C_LIBRARY[process.platform]
   if (name === undefined) return null
   return dlopen(name, {
@@ -43,19 +44,19 @@ function openMmap() {
 export function mapWords(fd: number, count: number): MappedWords | undefined {
   const bytes = count * Uint32Array.BYTES_PER_ELEMENT
   if (fstatSync(fd).size < bytes) return undefined
-  if (mmap === undefined) {
+  if (libc === undefined) {
     try {
-      mmap = openMmap()
+      libc = openLibc()
     } catch {
-      mmap = null
+      libc = null
     }
   }
-  if (mmap === null) return undefined
-  const address = mmap.mmap(null, bytes, PROT_READ, MAP_SHARED, fd, 0)
+  if (libc === null) return undefined
+  const address = libc.mmap(null, bytes, PROT_READ, MAP_SHARED, fd, 0)
   if (address === null || address <= 0 || address >= HIGHEST_ADDRESS) return undefined
-  const unmapWith = mmap.munmap
+  const { munmap } = libc
   return {
     words: new Uint32Array(toArrayBuffer(address, 0, bytes)),
-    unmap: () => unmapWith(address as Pointer, bytes),
+    unmap: () => munmap(address as Pointer, bytes),
   }
 }
