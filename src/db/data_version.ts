@@ -51,7 +51,7 @@ export class DataVersionWatcher {
   /** The header mapped from `#shm`, when it could be; else it is read into `#bytes` with pread. */
   #mapped: MappedWords | undefined
   #bytes = new Uint8Array(HEADER_WORDS * 4)
-  #header: Uint32Array = new Uint32Array(this.#bytes.buffer)
+  #readHeader = new Uint32Array(this.#bytes.buffer)
   #mxFrame = -1
   #salt1 = -1
   #salt2 = -1
@@ -64,14 +64,16 @@ export class DataVersionWatcher {
     this.#clock = clock
     this.#shm = walIndex(db)
     if (this.#shm !== undefined && mapHeader) this.#mapped = mapWords(this.#shm, HEADER_WORDS)
-    if (this.#mapped !== undefined) this.#header = this.#mapped.words
   }
 
   /** A number that changes when another connection commits: exact, read anew at every call. */
   current(): number {
     if (this.#shm === undefined) return this.recent()
-    const header = this.#header
-    if (this.#mapped === undefined && readSync(this.#shm, this.#bytes, 0, this.#bytes.length, 0) !== this.#bytes.length)
+    const header = this.#mapped?.words ?? this.#readHeader
+    if (
+      header === this.#readHeader &&
+      readSync(this.#shm, this.#bytes, 0, this.#bytes.length, 0) !== this.#bytes.length
+    )
       return this.recent()
     // Each word read once: a mapped header may move while it is read.
     const mxFrame = header[MX_FRAME]!
@@ -99,10 +101,8 @@ export class DataVersionWatcher {
 
   /** Lets go of the -shm file: once the database has closed, so no lock of SQLite's is dropped while it holds one. */
   close(): void {
-    const mapped = this.#mapped
+    this.#mapped?.unmap()
     this.#mapped = undefined
-    this.#header = new Uint32Array(this.#bytes.buffer)
-    mapped?.unmap()
     if (this.#shm !== undefined) closeSync(this.#shm)
     this.#shm = undefined
     this.#checkedAt = Number.POSITIVE_INFINITY
