@@ -9,7 +9,7 @@ import { cpus, tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { parseArgs } from 'node:util'
 import { comparePeers } from './lib/compare_peers'
-import { banFreeKeyFor, type LoadResult, recordAnswer, runLoad } from './lib/load'
+import { banFreeKeyFor, type LoadResult, recordAnswer, runLoad, timedRunsMs } from './lib/load'
 import { canPin, pinSelf, rssOf } from './lib/processes'
 import { type BenchReport, type ScenarioResult, svgChart, table } from './lib/report'
 import { median } from './lib/rounds'
@@ -280,7 +280,7 @@ try {
     // Banned for the whole scenario (a round: autocannon and wrk on the baseline and the service), however long the
     // scenarios before it took.
     if (scenario.name === '429 path')
-      await banFreeKeyFor(services[0]!.url, keys.free, rounds * 4 * (duration + 3) * 1000)
+      await banFreeKeyFor(services[0]!.url, keys.free, timedRunsMs(4 * rounds, duration))
     await scenario.prepare?.(services[0]!.url, context)
     console.error(`bench: ${scenario.name} (${scenario.what})`)
     const result = await measure(scenario, services, context, true)

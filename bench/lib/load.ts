@@ -92,6 +92,14 @@ export async function recordAnswer(url: string, scenario: Scenario, context: Sce
   }
 }
 
+/** Seconds a timed run may take beyond its own length: starting its generator, reading the servers' CPU. */
+const RUN_SLACK_SECONDS = 2
+
+/** How long `runs` timed runs of `seconds` each take at most, one after another: what a ban must outlast. */
+export function timedRunsMs(runs: number, seconds: number): number {
+  return runs * (seconds + RUN_SLACK_SECONDS) * 1000
+}
+
 /** How long the 429 path's ban must last before its rounds: the answer recorded, the references started. */
 const RECORDING_MS = 60_000
 

@@ -1,7 +1,7 @@
 import { copyFileSync, existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
-import { banFreeKeyFor, type LoadResult, runLoad } from './load'
+import { banFreeKeyFor, type LoadResult, runLoad, timedRunsMs } from './load'
 import { cpuSeconds } from './processes'
 import { finishRun, groupedBars, markdownTable } from './report'
 import { lowestAndHighest, median, multipleWithRange } from './rounds'
@@ -221,8 +221,9 @@ async function measureScaleOut(
       }),
     )
   }
-  // A deployment's turn in a round: its wrk runs and the autocannon run that checks its answers, with some slack.
-  const scenarioMs = deployments.length * (2 + options.rounds * (2 * options.duration + 3)) * 1000
+  // Each deployment's warm-up, then in each round its wrk runs (at once on its instances) and the autocannon run.
+  const scenarioMs =
+    timedRunsMs(deployments.length, 2) + timedRunsMs(2 * options.rounds * deployments.length, options.duration)
   for (const deployment of deployments) {
     // Banned for the whole scenario, however long the run before it took: through Redis on every shared instance at
     // once, but in each SQLite + memory process apart, as each limits alone.

@@ -1,4 +1,4 @@
-import { runLoad } from './load'
+import { runLoad, timedRunsMs } from './load'
 import { cpuSeconds } from './processes'
 import { groupedBars, markdownTable } from './report'
 import { lowestAndHighest, median, multipleWithRange } from './rounds'
@@ -62,9 +62,6 @@ export interface ReferenceMultiple {
   target?: number
 }
 
-/** Seconds a contender's turn in a round may take beyond its two timed runs (starting them, reading CPU). */
-const ROUND_SLACK_SECONDS = 3
-
 /**
  * Measures `scenario` on every contender, interleaved round by round (the
  * order turns each round, so no server always runs first): wrk with the
@@ -89,9 +86,9 @@ export async function measureSideBySide(
   const rounds = new Map<string, Round[]>(contenders.map((c) => [c.name, []]))
   const firstWrong = new Map<string, string>()
   const warmUpSeconds = Math.min(2, options.duration)
-  // A round is wrk and autocannon on each contender, with a few seconds for their starts and the CPU reads.
-  const roundMs = contenders.length * (2 * options.duration + ROUND_SLACK_SECONDS) * 1000
-  await options.ahead?.(contenders.length * (warmUpSeconds + ROUND_SLACK_SECONDS) * 1000 + roundMs)
+  // A round is wrk and autocannon on each contender.
+  const roundMs = timedRunsMs(2 * contenders.length, options.duration)
+  await options.ahead?.(timedRunsMs(contenders.length, warmUpSeconds) + roundMs)
   // Unmeasured first: the JIT of each server warms up on this scenario's path, as it would in a long run.
   for (const contender of contenders) await runWrk(script, contender.url, { ...options, duration: warmUpSeconds })
   for (let round = 0; round < options.rounds; round++) {
